@@ -19,7 +19,7 @@ export DEBIAN_FRONTEND=noninteractive
 base_pkgs="build-essential gcc gcc-multilib make bc kmod dkms cpio
 	busybox-static qemu-system-x86 libelf-dev libdw-dev
 	libdebuginfod-dev elfutils binutils clang llvm linux-source-6.12
-	flex bison libssl-dev xz-utils zstd"
+	flex bison libssl-dev xz-utils zstd file"
 
 need_update=1
 apt_install() {

@@ -1,0 +1,28 @@
+# SPDX-License-Identifier: GPL-2.0
+# The DKMS-built module loads with modprobe, creates /dev/stackid as a
+# root-only char device, describes itself in modinfo, and unloads
+# cleanly, removing the device.
+. /stackid/lib.sh
+
+check "modprobe stackid" modprobe stackid
+check "stackid listed in /proc/modules" grep -q '^stackid ' /proc/modules
+check "/dev/stackid is a char device" test -c /dev/stackid
+mode=$(stat -c '%a %u %g' /dev/stackid 2>&1)
+check "/dev/stackid is mode 600, uid 0, gid 0 (got: $mode)" test "$mode" = "600 0 0"
+
+modinfo stackid >/tmp/modinfo 2>&1
+sed 's/^/# /' /tmp/modinfo
+check "modinfo: license GPL" grep -q '^license: *GPL$' /tmp/modinfo
+check "modinfo: description" grep -q '^description: *System-wide user stack' /tmp/modinfo
+check "modinfo: version $VERSION" grep -q "^version: *$VERSION\$" /tmp/modinfo
+check "modinfo: loaded from updates/dkms" \
+	grep -q '^filename: */lib/modules/.*/updates/dkms/stackid\.ko' /tmp/modinfo
+# Every parameter the module has, with a description (parm: NAME:TEXT).
+nparm=$(ls /sys/module/stackid/parameters 2>/dev/null | wc -l)
+ndesc=$(grep -c '^parm: *[a-z_]*:[^ ].*' /tmp/modinfo)
+check "modinfo: all $nparm parameters described ($ndesc)" test "$nparm" = "$ndesc"
+
+check "rmmod stackid" rmmod stackid
+check "/dev/stackid removed" test ! -e /dev/stackid
+check "modprobe again" modprobe stackid
+check "modprobe -r" modprobe -r stackid
