@@ -75,6 +75,7 @@ struct stackid_frame {
 /* stackid_record_hdr.type */
 enum stackid_record_type {
 	STACKID_REC_SAMPLE = 1,		/* stackid_sample + frames */
+	STACKID_REC_BUILD_ID_PATH = 2,	/* stackid_build_id_path */
 };
 
 /* stackid_sample.flags */
@@ -107,6 +108,34 @@ struct stackid_sample {
 };
 
 /*
+ * Which file a build-id came from: the module emits one such record for
+ * each build-id it resolves for the first time since STACKID_IOC_ENABLE,
+ * before or after the first sample that uses it, so that a capture can
+ * be symbolized without /proc/PID/maps, even after the process exited.
+ * The path is as the sampled process saw it (its mount namespace), and
+ * may be stale if the file was renamed or deleted.
+ */
+struct stackid_build_id_path {
+	struct stackid_record_hdr hdr;
+	__u8 build_id[STACKID_BUILD_ID_SIZE];
+	__u8 build_id_len;	/* 1..20 */
+	__u8 __pad;
+	__u16 path_len;		/* strlen(path), <= STACKID_PATH_MAX */
+	char path[];		/* NUL-terminated, zero-padded to hdr.size */
+};
+
+/*
+ * The largest record read() can return: a sample with STACKID_MAX_DEPTH
+ * frames. read() fails with -EINVAL, consuming nothing, when its buffer
+ * cannot hold the next record; a buffer this large always can.
+ */
+#define STACKID_RECORD_MAX	(sizeof(struct stackid_sample) + \
+				 STACKID_MAX_DEPTH * sizeof(struct stackid_frame))
+/* Longest path a stackid_build_id_path carries; longer ones are not sent. */
+#define STACKID_PATH_MAX	(STACKID_RECORD_MAX - \
+				 sizeof(struct stackid_build_id_path) - 1)
+
+/*
  * Statistics counters: the index into stackid_stats.counters. At any
  * quiescent point, SAMPLES == DELIVERED + the sum of all DROP_* counters.
  * New counters are only ever appended.
@@ -123,6 +152,8 @@ enum stackid_stat {
 	STACKID_STAT_TRUNCATED,		/* stacks cut at max_depth */
 	STACKID_STAT_BIDCACHE_HIT,	/* build-id cache hits */
 	STACKID_STAT_BIDCACHE_MISS,	/* build-id cache misses */
+	STACKID_STAT_PATHS,		/* build-id path records written */
+	STACKID_STAT_PATHS_DROPPED,	/* path records lost: ring full */
 	/* frames left as raw IP, by enum stackid_ip_reason (0 unused) */
 	STACKID_STAT_IP_FIRST,
 	STACKID_STAT_NR = STACKID_STAT_IP_FIRST + STACKID_IP_NR_REASONS

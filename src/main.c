@@ -2,46 +2,168 @@
 /*
  * stackid: system-wide sampling of user stacks as build-id + file offset.
  *
- * This file holds module init/exit and the module parameters. The misc
- * device /dev/stackid (root only, mode 0600) is the whole user interface;
- * include/stackid.h defines it.
+ * Module init/exit and parameters. See internal.h for the file map and
+ * include/stackid.h for the user interface.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
-#include <linux/miscdevice.h>
-#include <linux/fs.h>
+#include <linux/moduleparam.h>
+#include <linux/slab.h>
+#include <linux/cpumask.h>
+#include <linux/topology.h>
+#include <linux/log2.h>
 
-#include <stackid.h>
+#include "internal.h"
 
-static const struct file_operations stackid_fops = {
-	.owner = THIS_MODULE,
+struct stackid_state sid = {
+	.lock = __MUTEX_INITIALIZER(sid.lock),
+	.read_lock = __MUTEX_INITIALIZER(sid.read_lock),
+	.wq = __WAIT_QUEUE_HEAD_INITIALIZER(sid.wq),
+	.hp_state = -1,
 };
 
-static struct miscdevice stackid_misc = {
-	.minor = MISC_DYNAMIC_MINOR,
-	.name = "stackid",
-	.fops = &stackid_fops,
-	.mode = 0600,
+/* Setters validate, so a bad value fails the load or the write. */
+static int stackid_set_uint_range(const char *val,
+				  const struct kernel_param *kp,
+				  unsigned int lo, unsigned int hi)
+{
+	unsigned int v;
+	int ret = kstrtouint(val, 0, &v);
+
+	if (ret)
+		return ret;
+	if (v < lo || v > hi)
+		return -EINVAL;
+	*(unsigned int *)kp->arg = v;
+	return 0;
+}
+
+unsigned int stackid_param_max_depth = STACKID_MAX_DEPTH;
+static int stackid_set_depth(const char *val, const struct kernel_param *kp)
+{
+	return stackid_set_uint_range(val, kp, 1, STACKID_MAX_DEPTH);
+}
+
+static const struct kernel_param_ops stackid_depth_ops = {
+	.set = stackid_set_depth,
+	.get = param_get_uint,
 };
+module_param_cb(max_depth, &stackid_depth_ops, &stackid_param_max_depth, 0644);
+MODULE_PARM_DESC(max_depth, "Deepest user stack recorded, in frames, 1..127 (default 127); deeper stacks are marked truncated");
+
+unsigned int stackid_param_ring_kb = 512;
+static int stackid_set_ring_kb(const char *val, const struct kernel_param *kp)
+{
+	unsigned int old = stackid_param_ring_kb;
+	int ret = stackid_set_uint_range(val, kp, 8, 65536);
+
+	if (!ret && !is_power_of_2(stackid_param_ring_kb)) {
+		stackid_param_ring_kb = old;
+		ret = -EINVAL;
+	}
+	return ret;
+}
+
+static const struct kernel_param_ops stackid_ring_ops = {
+	.set = stackid_set_ring_kb,
+	.get = param_get_uint,
+};
+module_param_cb(ring_kb, &stackid_ring_ops, &stackid_param_ring_kb, 0444);
+MODULE_PARM_DESC(ring_kb, "Record ring size per CPU in KiB, a power of two, 8..65536 (default 512); load time only");
+
+unsigned int stackid_param_freq = 99;
+static int stackid_set_freq_param(const char *val,
+				  const struct kernel_param *kp)
+{
+	return stackid_set_uint_range(val, kp, 1, 1000000);
+}
+
+static const struct kernel_param_ops stackid_freq_ops = {
+	.set = stackid_set_freq_param,
+	.get = param_get_uint,
+};
+module_param_cb(freq, &stackid_freq_ops, &stackid_param_freq, 0444);
+MODULE_PARM_DESC(freq, "Initial sampling frequency in Hz (default 99); change it at run time with STACKID_IOC_SET_FREQ");
+
+bool stackid_param_resolve = true;
+module_param_named(resolve, stackid_param_resolve, bool, 0644);
+MODULE_PARM_DESC(resolve, "Resolve frames to build-id + file offset (default Y); N keeps raw IPs only");
+
+bool stackid_param_cycles;
+module_param_named(cycles, stackid_param_cycles, bool, 0644);
+MODULE_PARM_DESC(cycles, "Sample on hardware CPU cycles (NMI) instead of the cpu-clock timer (default N); applies at the next enable");
+
+static void stackid_free_cpus(void)
+{
+	int cpu;
+
+	if (!sid.cpus)
+		return;
+	for_each_possible_cpu(cpu) {
+		if (!sid.cpus[cpu])
+			continue;
+		stackid_ring_free(&sid.cpus[cpu]->ring);
+		kfree(sid.cpus[cpu]);
+	}
+	kfree(sid.cpus);
+	sid.cpus = NULL;
+}
+
+static int stackid_alloc_cpus(void)
+{
+	struct stackid_cpu *c;
+	int cpu, ret;
+
+	sid.cpus = kcalloc(nr_cpu_ids, sizeof(*sid.cpus), GFP_KERNEL);
+	if (!sid.cpus)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu) {
+		c = kzalloc_node(sizeof(*c), GFP_KERNEL, cpu_to_node(cpu));
+		if (!c)
+			return -ENOMEM;
+		sid.cpus[cpu] = c;
+		c->cpu = cpu;
+		init_irq_work(&c->wake_work, stackid_wake_fn);
+		init_irq_work(&c->unlock_work, stackid_unlock_fn);
+		init_irq_work(&c->path_irq_work, stackid_paths_irq_fn);
+		ret = stackid_ring_alloc(&c->ring, cpu,
+					 stackid_param_ring_kb * 1024);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
 
 static int __init stackid_init(void)
 {
-	int err;
+	int ret;
 
-	err = misc_register(&stackid_misc);
-	if (err) {
-		pr_err("cannot register /dev/stackid: %d\n", err);
-		return err;
-	}
-	pr_info("version %s loaded (ABI %u.%u)\n", STACKID_VERSION,
-		STACKID_ABI_MAJOR, STACKID_ABI_MINOR);
+	sid.freq = stackid_param_freq;
+	ret = stackid_alloc_cpus();
+	if (ret)
+		goto fail;
+	ret = stackid_dev_init();
+	if (ret)
+		goto fail;
+	pr_info("version %s loaded (ABI %u.%u, %u KiB ring per CPU)\n",
+		STACKID_VERSION, STACKID_ABI_MAJOR, STACKID_ABI_MINOR,
+		stackid_param_ring_kb);
 	return 0;
+fail:
+	pr_err("cannot load: %d\n", ret);
+	stackid_free_cpus();
+	return ret;
 }
 
 static void __exit stackid_exit(void)
 {
-	misc_deregister(&stackid_misc);
+	/* The device holds a module reference while open: nobody samples. */
+	stackid_dev_exit();
+	mutex_lock(&sid.lock);
+	stackid_disable();
+	mutex_unlock(&sid.lock);
+	stackid_free_cpus();
 	pr_info("unloaded\n");
 }
 
