@@ -4,7 +4,9 @@
 # `make check`: every test stackid has.
 #   1. host unit tests of the user-space and pure code;
 #   2. the guest suite (test/vm.sh) on every kernel line of
-#      test/kernels.conf, with the module built and installed by DKMS.
+#      test/kernels.conf, with the module built and installed by DKMS;
+#   3. the same suite on the KASAN + lockdep debug kernel
+#      (test/debug-kernel.sh, test/DEBUG-KERNEL.md).
 # Prints how long each stage took and ends with "N passed, N failed".
 # Needs test/setup.sh to have run (root, once).
 set -uo pipefail
@@ -46,6 +48,29 @@ while read -r name kver; do
 	count "build/vm-$name.log"
 	stage "kernel $name ($kver)" $t0
 done < <(kernel_versions)
+
+# The debug-kernel tier (KASAN, lockdep, ...): built from Debian's
+# linux-source-6.12 on first use (about 9 minutes), cached afterwards.
+if [ "${STACKID_NO_DEBUG_KERNEL:-0}" = 1 ]; then
+	echo "# debug-kernel tier SKIPPED (STACKID_NO_DEBUG_KERNEL=1)"
+	echo "not ok - debug-kernel tier skipped by request"
+	failed=$((failed + 1))
+else
+	t0=$(date +%s)
+	if kdir=$(test/debug-kernel.sh --print-dir); then
+		stage "debug kernel build (cached after the first)" $t0
+		kver=$(cat "$kdir/kernelrelease")
+		echo "# kernel line debug: $kver"
+		t0=$(date +%s)
+		STACKID_KDIR=$kdir test/vm.sh "$kver" \
+			"$kdir/arch/x86/boot/bzImage" 2>&1 | tee build/vm-debug.log
+		count build/vm-debug.log
+		stage "kernel debug ($kver)" $t0
+	else
+		echo "not ok - build the debug kernel"
+		failed=$((failed + 1))
+	fi
+fi
 
 stage "make check" $t_all
 echo "$passed passed, $failed failed"

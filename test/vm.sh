@@ -25,7 +25,7 @@ keep=0
 [ "${1:-}" = --keep ] && { keep=1; shift; }
 kver=${1:?usage: vm.sh [--keep] KVER [VMLINUZ]}
 vmlinuz=${2:-$STACKID_CACHE/kernels/$kver/boot/vmlinuz-$kver}
-kdir=${STACKID_KDIR:-}		# kernel tree for a non-Debian kernel
+kdir=${STACKID_KDIR:-}		# built tree of a non-Debian kernel (debug)
 timeout_s=${STACKID_VM_TIMEOUT:-900}
 version=$(stackid_version)
 work=$top/build/vm/$kver
@@ -89,9 +89,10 @@ done
 mdir=$root/lib/modules/$kver
 mkdir -p "$mdir/updates/dkms"
 cp "$ko" "$mdir/updates/dkms/"
+meta=$STACKID_CACHE/kernels/$kver/lib/modules/$kver
+[ -n "$kdir" ] && meta=$kdir
 for f in modules.order modules.builtin modules.builtin.modinfo; do
-	src=$STACKID_CACHE/kernels/$kver/lib/modules/$kver/$f
-	[ -f "$src" ] && cp "$src" "$mdir/"
+	[ -f "$meta/$f" ] && cp "$meta/$f" "$mdir/"
 done
 depmod -b "$root" "$kver" || die "depmod in initramfs"
 # Tools and test programs (built by `make guest`), then their libraries.

@@ -23,3 +23,36 @@ load() {
 	rmmod stackid 2>/dev/null
 	modprobe stackid "$@"
 }
+
+S=/stackid/sidcheck
+
+# spawn PROG ARGS...: start a spinner that prints its pid; sets $pid.
+spawn() {
+	"$@" >/tmp/spawn.pid &
+	i=0
+	while [ ! -s /tmp/spawn.pid ] && [ $i -lt 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	pid=$(cat /tmp/spawn.pid)
+	rm -f /tmp/spawn.pid
+}
+
+# counter FILE NAME: a counter from sidcheck's output.
+counter() {
+	sed -n "s/^stat $2 //p" "$1"
+}
+
+# record OUT ARGS...: sidcheck record into OUT.rec, stats into OUT.out;
+# checks the accounting identity.
+record() {
+	out=$1
+	shift
+	if ! $S record -o "$out.rec" "$@" >"$out.out" 2>&1; then
+		fail "record $*"
+		sed 's/^/#   /' "$out.out"
+		return 1
+	fi
+	check "samples == delivered + dropped ($(stat "$out.out" samples) samples)" \
+		grep -q '^stat identity ok' "$out.out"
+}

@@ -1,0 +1,18 @@
+# SPDX-License-Identifier: GPL-2.0
+# Bad input gets its documented error and the module keeps working;
+# garbage frame pointers stop the walk cleanly.
+. /stackid/lib.sh
+load
+$S errors
+
+for mode in random cycle down; do
+	spawn /stackid/garbage $mode
+	record /tmp/g$mode -F 499 -p "$pid" -d 1000
+	$S walkstop /tmp/g$mode.rec "$pid"
+	kill "$pid"
+done
+rmmod stackid
+check "bad module parameter refused: max_depth=0" \
+	sh -c '! modprobe stackid max_depth=0'
+check "bad module parameter refused: ring_kb=100" \
+	sh -c '! modprobe stackid ring_kb=100'
