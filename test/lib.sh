@@ -35,9 +35,14 @@ stage() {
 	echo "stage $1: $(($(date +%s) - $2))s"
 }
 
-# Guest tests to run, in order (file names under test/guest/tests).
+# Guest tests to run, in order (file names under test/guest/tests);
+# STACKID_GUEST_TESTS="a.sh b.sh" runs only those.
 guest_tests() {
-	(cd "$top/test/guest/tests" && ls *.sh)
+	if [ -n "${STACKID_GUEST_TESTS:-}" ]; then
+		printf '%s\n' $STACKID_GUEST_TESTS
+	else
+		(cd "$top/test/guest/tests" && ls *.sh)
+	fi
 }
 
 # Kernel log lines that fail a run: warnings, oopses, and every report of
@@ -67,6 +72,11 @@ dkms_install() {
 		cp -r "$top/dkms.conf" "$top/Kbuild" "$top/Makefile" \
 			"$top/src" "$top/include" "$src/"
 		make -s -C "$src" module-clean >/dev/null 2>&1
+		if [ -n "$kdir" ]; then
+			# what installing a self-built kernel leaves behind
+			mkdir -p "/lib/modules/$kver"
+			ln -sfn "$kdir" "/lib/modules/$kver/build"
+		fi
 		dkms add "stackid/$ver" &&
 		dkms build "stackid/$ver" -k "$kver" \
 			${kdir:+--kernelsourcedir "$kdir"} &&
