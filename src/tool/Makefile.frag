@@ -1,0 +1,128 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Provisional rules for the stackid command, its tests, fuzzers and
+# benchmark. To paste into the Makefile:
+#   - change `USER_BINS :=` to `USER_BINS := $(B)/stackid` (the `user:`
+#     rule's prerequisites are expanded where it stands);
+#   - paste the rest (from TOOL_LIB_SRCS on) just before the `unit:` rule,
+#     for the same reason: it adds to UNIT_BINS and UNIT_RUNS.
+# They use B, CC, UCFLAGS.
+#
+#   make user            also builds build/stackid
+#   make unit            also runs test_capture, test_report,
+#                        test_symbolize, test_record
+#   make fuzz            fuzz_capture and fuzz_elfnote, FUZZ_TIME s each
+#   make bench-report    records/s of report --format folded --no-symbols
+
+# The command: main + command lines + the library the tests link too.
+TOOL_LIB_SRCS := src/tool/capture.c src/tool/folded.c src/tool/recorder.c \
+	src/tool/render.c src/tool/report.c src/tool/symbolize.c \
+	src/tool/text.c src/tool/util.c src/record.c
+TOOL_SRCS := src/tool/main.c src/tool/cmd_record.c src/tool/cmd_report.c \
+	$(TOOL_LIB_SRCS)
+TOOL_HDRS := $(wildcard src/tool/*.h) src/record.h src/pure.h \
+	include/stackid.h
+# libdebuginfod: linked where its .so and header exist (Debian 12: yes).
+DEBUGINFOD_SO := $(shell $(CC) -print-file-name=libdebuginfod.so)
+HAVE_DEBUGINFOD := $(and $(filter /%,$(DEBUGINFOD_SO)),\
+	$(wildcard /usr/include/elfutils/debuginfod.h))
+TOOL_CFLAGS := $(if $(HAVE_DEBUGINFOD),-DHAVE_DEBUGINFOD)
+TOOL_LIBS := -ldw -lelf $(if $(HAVE_DEBUGINFOD),-ldebuginfod)
+
+# USER_BINS := $(B)/stackid     (see above)
+
+$(B)/stackid: $(TOOL_SRCS) $(TOOL_HDRS) | $(B)
+	$(CC) $(UCFLAGS) $(TOOL_CFLAGS) -o $@ $(TOOL_SRCS) $(TOOL_LIBS)
+
+# Symbolization fixtures: known function names, a non-PIE executable
+# (addresses are not file offsets), a 32-bit object, and a stripped
+# object whose names are only in its separate debug file.
+RF := $(B)/report-fix
+FIXSRC := test/unit/report/symfix.c
+REPORT_FIX := $(RF)/libsymfix.so $(RF)/libsymfix32.so $(RF)/symfix \
+	$(RF)/libhidden.so $(RF)/libhidden.debug $(RF)/libhidden.stripped.so
+$(RF):
+	mkdir -p $@
+$(RF)/libsymfix.so: $(FIXSRC) | $(RF)
+	$(CC) -O1 -g -fPIC -shared -Wl,--build-id=sha1 -o $@ $<
+$(RF)/libsymfix32.so: $(FIXSRC) | $(RF)
+	$(CC) -m32 -O1 -g -fPIC -shared -Wl,--build-id=sha1 -o $@ $<
+$(RF)/symfix: $(FIXSRC) | $(RF)
+	$(CC) -O1 -g -no-pie -DSYMFIX_MAIN -Wl,--build-id=md5 -o $@ $<
+$(RF)/libhidden.so: $(FIXSRC) | $(RF)
+	$(CC) -O1 -g -fPIC -shared -fvisibility=hidden \
+		-Wl,--build-id=sha1 -o $@ $<
+$(RF)/libhidden.debug: $(RF)/libhidden.so
+	objcopy --only-keep-debug $< $@
+$(RF)/libhidden.stripped.so: $(RF)/libhidden.so
+	strip --strip-all -o $@ $<
+
+# Host tests: TOP and BUILD tell them where the expected outputs, the
+# fixtures and build/stackid are.
+TOOL_TCFLAGS := $(UCFLAGS) $(TOOL_CFLAGS) -Itest/unit \
+	-DTOP='"$(CURDIR)"' -DBUILD='"$(abspath $(B))"'
+TOOL_TDEPS := $(TOOL_LIB_SRCS) $(TOOL_HDRS) test/unit/tap.h \
+	test/unit/report/capgen.h
+TOOL_UNIT := $(B)/test_capture $(B)/test_report $(B)/test_symbolize \
+	$(B)/test_record
+UNIT_BINS += $(TOOL_UNIT)
+UNIT_RUNS += $(TOOL_UNIT)
+
+$(B)/test_capture: test/unit/test_capture.c $(TOOL_TDEPS) | $(B)
+	$(CC) $(TOOL_TCFLAGS) -o $@ $< $(TOOL_LIB_SRCS) $(TOOL_LIBS)
+$(B)/test_report: test/unit/test_report.c $(TOOL_TDEPS) $(B)/stackid \
+		test/unit/report/bench.h \
+		test/unit/report/demo.text test/unit/report/demo.folded \
+		test/unit/report/demo-paths.folded | $(B)
+	$(CC) $(TOOL_TCFLAGS) -o $@ $< $(TOOL_LIB_SRCS) $(TOOL_LIBS)
+$(B)/test_symbolize: test/unit/test_symbolize.c $(TOOL_TDEPS) \
+		$(REPORT_FIX) | $(B)
+	$(CC) $(TOOL_TCFLAGS) -o $@ $< $(TOOL_LIB_SRCS) $(TOOL_LIBS)
+$(B)/test_record: test/unit/test_record.c $(TOOL_TDEPS) | $(B)
+	$(CC) $(TOOL_TCFLAGS) -o $@ $< $(TOOL_LIB_SRCS) $(TOOL_LIBS)
+
+# Synthetic captures: demo, bench, fuzzer seeds.
+$(B)/mkcapture: test/unit/mkcapture.c test/unit/report/capgen.h \
+		test/unit/report/bench.h src/tool/capture.c src/tool/util.c \
+		$(TOOL_HDRS) | $(B)
+	$(CC) $(TOOL_TCFLAGS) -o $@ $< src/tool/capture.c src/tool/util.c \
+		src/record.c
+
+# Fuzzers (libFuzzer): FUZZ_TIME seconds each, corpora kept in $(B).
+CLANG ?= clang
+FUZZ_TIME ?= 60
+FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined \
+	-fno-sanitize-recover=all -Iinclude -Isrc
+$(B)/fuzz_capture: test/fuzz/fuzz_capture.c $(TOOL_LIB_SRCS) $(TOOL_HDRS) | $(B)
+	$(CLANG) $(FUZZ_CFLAGS) $(TOOL_CFLAGS) -o $@ $< $(TOOL_LIB_SRCS) \
+		$(TOOL_LIBS)
+$(B)/fuzz_elfnote: test/fuzz/fuzz_elfnote.c src/elfnote.c src/elfnote.h \
+		src/pure.h | $(B)
+	$(CLANG) $(FUZZ_CFLAGS) -o $@ $< src/elfnote.c
+
+.PHONY: fuzz bench-report
+fuzz: $(B)/fuzz_capture $(B)/fuzz_elfnote $(B)/mkcapture
+	mkdir -p $(B)/capture-corpus $(B)/capture-seeds \
+		$(B)/elfnote-corpus $(B)/elfnote-seeds
+	$(B)/mkcapture seeds $(B)/capture-seeds
+	$(B)/fuzz_capture -max_total_time=$(FUZZ_TIME) -max_len=16384 \
+		-use_value_profile=1 $(B)/capture-corpus $(B)/capture-seeds
+	sh test/unit/elfnote-fixtures.sh $(B)/elfnote-fixtures | \
+	while read -r f hex; do \
+		head -c 1024 "$$f" >"$(B)/elfnote-seeds/$$(basename "$$f")"; \
+	done
+	$(B)/fuzz_elfnote -max_total_time=$(FUZZ_TIME) -max_len=4096 \
+		-use_value_profile=1 $(B)/elfnote-corpus $(B)/elfnote-seeds
+
+# Benchmark: a synthetic capture of BENCH_SAMPLES samples of BENCH_DEPTH
+# frames from BENCH_STACKS distinct stacks (0: all distinct), reported
+# in-process and by build/stackid.
+BENCH_SAMPLES ?= 1000000
+BENCH_DEPTH ?= 16
+BENCH_STACKS ?= 1000
+$(B)/bench_report: test/unit/bench_report.c test/unit/report/bench.h \
+		$(TOOL_TDEPS) | $(B)
+	$(CC) $(TOOL_TCFLAGS) -o $@ $< $(TOOL_LIB_SRCS) $(TOOL_LIBS)
+bench-report: $(B)/bench_report $(B)/stackid
+	$(B)/bench_report $(BENCH_SAMPLES) $(BENCH_DEPTH) $(BENCH_STACKS) \
+		$(B)/stackid

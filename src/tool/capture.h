@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Capture files: what `stackid record` writes and `stackid report` reads.
+ *
+ * Format version 1, all fields little-endian (the native order of the
+ * only supported architecture, x86-64):
+ *
+ *	offset size
+ *	     0    8  magic "STACKIDC"
+ *	     8    4  format version: 1
+ *	    12    4  ABI version of the module, as STACKID_IOC_GET_VERSION
+ *	             returned it (major << 16 | minor)
+ *	    16    8  start time: CLOCK_MONOTONIC, ns, taken just before
+ *	             STACKID_IOC_ENABLE (sample times are on the same clock)
+ *	    24    4  header size: 32
+ *	    28    4  reserved: 0
+ *	    32       the records, exactly as read() returned them from
+ *	             /dev/stackid (include/stackid.h): each starts with a
+ *	             struct stackid_record_hdr whose size (a multiple of 8)
+ *	             is the whole record's
+ *
+ * A reader refuses another magic, format version, ABI major, header size
+ * or a reserved field that is not 0; it skips records of types it does
+ * not know (a newer minor ABI) by their size. A record whose header
+ * carries another abi_major than the capture's is corrupt.
+ */
+#ifndef STACKID_TOOL_CAPTURE_H
+#define STACKID_TOOL_CAPTURE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <stackid.h>
+
+#define CAPTURE_MAGIC		"STACKIDC"
+#define CAPTURE_VERSION		1
+
+struct capture_hdr {
+	char magic[8];
+	__u32 version;
+	__u32 abi_version;
+	__u64 start_ns;
+	__u32 hdr_size;
+	__u32 reserved;
+};
+
+_Static_assert(sizeof(struct capture_hdr) == 32, "capture header layout");
+
+/* Fill @h for a capture of a module with @abi_version, started at @ns. */
+void capture_hdr_init(struct capture_hdr *h, uint32_t abi_version,
+		      uint64_t start_ns);
+
+/*
+ * A capture being read: from a regular file in chunks (so that it can be
+ * read again from the start), or from memory (a buffer of the caller's,
+ * or all of a pipe read at open).
+ */
+struct capture {
+	const char *name;		/* for messages */
+	struct capture_hdr hdr;
+	int fd;				/* -1: memory */
+	const unsigned char *mem;	/* memory: the whole capture */
+	unsigned char *own;		/* what we allocated, freed at close */
+	size_t memlen;
+	unsigned char *buf;		/* file: the window */
+	size_t bufcap, start, end;	/* valid bytes: buf[start..end) */
+	bool eof;
+	uint64_t pos;			/* file offset of buf[start] */
+	int status;			/* sticky error: EXIT_DATA... */
+	char err[256];			/* its message */
+	/* scratch: a copy of the current record when it is not aligned */
+	__u64 rec[(STACKID_RECORD_MAX + 7) / 8];
+};
+
+/*
+ * Open a capture file ("-": standard input) and check its header.
+ * Returns 0, or an exit status (EXIT_SYSTEM when the file cannot be read,
+ * EXIT_DATA when it is not a capture we read) with the message in
+ * c->err; capture_close() is needed either way.
+ */
+int capture_open(struct capture *c, const char *path);
+
+/* The same over @len bytes at @p, which must outlive @c. */
+int capture_open_mem(struct capture *c, const void *p, size_t len,
+		     const char *name);
+
+/*
+ * The next record: 1 and *@rec (valid until the next call; aligned,
+ * checked with stackid_record_check()) and *@off (its byte offset in the
+ * file), 0 at the clean end of the capture, or an exit status negated
+ * (-EXIT_DATA for a truncated or corrupt record, -EXIT_SYSTEM for a read
+ * error) with the message in c->err. After an error it returns the
+ * same error again.
+ */
+int capture_next(struct capture *c, const void **rec, uint64_t *off);
+
+/* Back to the first record. 0, or -EXIT_SYSTEM with c->err. */
+int capture_rewind(struct capture *c);
+
+void capture_close(struct capture *c);
+
+#endif /* STACKID_TOOL_CAPTURE_H */

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * `stackid record`: from /dev/stackid to a capture file.
+ *
+ * The device is reached through struct sysops, so that the host tests can
+ * put a fake device behind it; real_sysops are the system calls.
+ */
+#ifndef STACKID_TOOL_RECORDER_H
+#define STACKID_TOOL_RECORDER_H
+
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include <time.h>
+
+struct record_opts {
+	const char *device;	/* NULL: STACKID_DEVICE */
+	const char *out;	/* capture file; "-": standard output */
+	uint32_t hz;		/* 0: leave the module's frequency */
+	uint32_t tgid;		/* 0: every process */
+	uint64_t duration_ns;	/* 0: until SIGINT or SIGTERM */
+	int status;		/* status line: 1 on, 0 off, -1 if a tty */
+};
+
+struct sysops {
+	int (*open)(const char *path, int flags);
+	int (*ioctl)(int fd, unsigned long req, void *arg);
+	ssize_t (*read)(int fd, void *buf, size_t len);
+	int (*ppoll)(struct pollfd *fds, nfds_t n, const struct timespec *t,
+		     const sigset_t *mask);
+	int (*close)(int fd);
+};
+
+extern const struct sysops real_sysops;
+
+/*
+ * Record as @o says, messages and statistics to @err. Returns an exit
+ * status: EXIT_OK (also when stopped by a signal), EXIT_SYSTEM.
+ */
+int record_run(const struct record_opts *o, const struct sysops *ops,
+	       FILE *err);
+
+#endif /* STACKID_TOOL_RECORDER_H */

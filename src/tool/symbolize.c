@@ -1,0 +1,500 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Symbolization by build-id with elfutils (see symbolize.h for the order
+ * in which files are tried). Each build-id gets its own Dwfl with one
+ * module reported at its link-time addresses (bias 0), and a cache of the
+ * offsets already looked up.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include <elfutils/libdwelf.h>
+#include <elfutils/libdwfl.h>
+#include <gelf.h>
+#include <libelf.h>
+#ifdef HAVE_DEBUGINFOD
+#include <elfutils/debuginfod.h>
+#endif
+
+#include <stackid.h>
+#include "symbolize.h"
+#include "util.h"
+
+/* A PT_LOAD: file bytes [off, off + filesz) are at vaddr. */
+struct seg {
+	uint64_t off, filesz, vaddr;
+};
+
+/* One looked-up offset. */
+struct hit {
+	uint64_t off;
+	bool used, ret;
+	const char *func;
+	uint64_t func_off;
+};
+
+struct bid {
+	struct symbolizer *s;
+	unsigned char id[STACKID_BUILD_ID_SIZE];
+	unsigned int len;
+	char **paths;
+	unsigned int npaths;
+	const char *base;	/* basename of paths[0] */
+	bool loaded;
+	Dwfl *dwfl;		/* NULL: no usable file */
+	Dwfl_Module *mod;
+	struct seg *segs;
+	unsigned int nsegs;
+	struct hit *hits;
+	unsigned int nhits, nslots;
+};
+
+struct symbolizer {
+	struct symbolizer_opts o;
+	struct intern ids;	/* build-id bytes -> index into bids */
+	struct bid **bids;
+	unsigned int cap;
+#ifdef HAVE_DEBUGINFOD
+	debuginfod_client *dc;
+	bool dc_tried;
+#endif
+};
+
+struct symbolizer *symbolizer_new(const struct symbolizer_opts *o)
+{
+	struct symbolizer *s = xcalloc(1, sizeof(*s));
+
+	elf_version(EV_CURRENT);
+	s->o = *o;
+	if (!s->o.debug_dir)
+		s->o.debug_dir = "/usr/lib/debug";
+	return s;
+}
+
+static struct bid *get_bid(struct symbolizer *s, const unsigned char *id,
+			   unsigned int len)
+{
+	unsigned int n = s->ids.n, i = intern_bytes(&s->ids, id, len);
+	struct bid *b;
+
+	if (s->ids.n == n)
+		return s->bids[i];
+	if (i >= s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 16;
+		s->bids = xreallocarray(s->bids, s->cap, sizeof(*s->bids));
+	}
+	b = xcalloc(1, sizeof(*b));
+	b->s = s;
+	memcpy(b->id, id, len);
+	b->len = len;
+	s->bids[i] = b;
+	return b;
+}
+
+static void add_path(struct bid *b, const char *path, size_t len)
+{
+	const char *slash;
+	unsigned int i;
+
+	for (i = 0; i < b->npaths; i++)
+		if (!strncmp(b->paths[i], path, len) && !b->paths[i][len])
+			return;
+	b->paths = xreallocarray(b->paths, b->npaths + 1, sizeof(char *));
+	b->paths[b->npaths] = xmalloc(len + 1);
+	memcpy(b->paths[b->npaths], path, len);
+	b->paths[b->npaths++][len] = 0;
+	if (!b->base) {
+		slash = strrchr(b->paths[0], '/');
+		b->base = slash && slash[1] ? slash + 1 : b->paths[0];
+	}
+}
+
+void symbolizer_add_path(struct symbolizer *s, const unsigned char *id,
+			 unsigned int len, const char *path)
+{
+	static const char deleted[] = " (deleted)";
+	size_t n = strlen(path), d = sizeof(deleted) - 1;
+	struct bid *b;
+
+	if (!len || len > STACKID_BUILD_ID_SIZE || !n)
+		return;
+	b = get_bid(s, id, len);
+	/* the kernel's name for an unlinked file: try its old name first */
+	if (n > d && !strcmp(path + n - d, deleted))
+		add_path(b, path, n - d);
+	add_path(b, path, n);
+}
+
+/*
+ * Open @path if it is a regular ELF file with build-id @b, and take its
+ * PT_LOAD headers (if @segs). Returns the fd, or -1.
+ */
+static int open_match(struct bid *b, const char *path, bool segs)
+{
+	const void *id;
+	size_t i, n;
+	struct stat st;
+	Elf *elf;
+	int fd;
+	ssize_t len;
+	bool ok = false;
+
+	/* O_NONBLOCK: a capture may name a FIFO; we only read regulars */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -1;
+	}
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF)
+		goto out;
+	len = dwelf_elf_gnu_build_id(elf, &id);
+	if (len <= 0 || (size_t)len != b->len || memcmp(id, b->id, len))
+		goto out;
+	ok = true;
+	if (!segs || elf_getphdrnum(elf, &n))
+		goto out;
+	free(b->segs);
+	b->segs = xcalloc(n, sizeof(*b->segs));
+	b->nsegs = 0;
+	for (i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		b->segs[b->nsegs++] = (struct seg){
+			.off = ph.p_offset,
+			.filesz = ph.p_filesz,
+			.vaddr = ph.p_vaddr,
+		};
+	}
+out:
+	elf_end(elf);
+	if (!ok) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * A separate debug file (objcopy --only-keep-debug) keeps the program
+ * headers but empties those of the segments whose sections it dropped:
+ * p_filesz 0. Assume the GNU ld layout there, offset = vaddr - base.
+ */
+static void fix_debug_segs(struct bid *b)
+{
+	uint64_t base;
+	unsigned int i;
+
+	if (!b->nsegs)
+		return;
+	base = b->segs[0].vaddr - b->segs[0].off;
+	for (i = 0; i < b->nsegs; i++) {
+		struct seg *g = &b->segs[i];
+
+		if (g->filesz == 0 && g->vaddr >= base) {
+			g->off = g->vaddr - base;
+			g->filesz = UINT64_MAX - g->off;
+		}
+	}
+	/* each segment ends where the next begins */
+	for (i = 0; i + 1 < b->nsegs; i++) {
+		struct seg *g = &b->segs[i], *n = &b->segs[i + 1];
+
+		if (n->off > g->off && n->off - g->off < g->filesz)
+			g->filesz = n->off - g->off;
+	}
+}
+
+#ifdef HAVE_DEBUGINFOD
+static debuginfod_client *dclient(struct symbolizer *s)
+{
+	const char *urls = getenv("DEBUGINFOD_URLS");
+
+	if (!s->o.debuginfod || !urls || !*urls)
+		return NULL;
+	if (!s->dc_tried) {
+		s->dc_tried = true;
+		s->dc = debuginfod_begin();
+	}
+	return s->dc;
+}
+
+/* debuginfod's executable (@exe) or debuginfo of @b, checked. */
+static int from_debuginfod(struct bid *b, bool exe, bool segs, char **name)
+{
+	debuginfod_client *dc = dclient(b->s);
+	char *path = NULL;
+	int fd;
+
+	if (!dc)
+		return -1;
+	fd = exe ? debuginfod_find_executable(dc, b->id, b->len, &path) :
+		   debuginfod_find_debuginfo(dc, b->id, b->len, &path);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	fd = open_match(b, path, segs);
+	if (fd >= 0 && name)
+		*name = path;
+	else
+		free(path);
+	return fd;
+}
+#else
+static int from_debuginfod(struct bid *b, bool exe, bool segs, char **name)
+{
+	(void)b;
+	(void)exe;
+	(void)segs;
+	(void)name;
+	return -1;
+}
+#endif
+
+/* The separate debug file of @b: fd, and its path in *@name. */
+static int find_debug(struct bid *b, bool segs, char **name)
+{
+	struct strbuf sb = { 0 };
+	int fd;
+
+	sb_adds(&sb, b->s->o.debug_dir);
+	sb_adds(&sb, "/.build-id/");
+	sb_addhex(&sb, b->id, 1);
+	sb_addc(&sb, '/');
+	sb_addhex(&sb, b->id + 1, b->len - 1);
+	sb_adds(&sb, ".debug");
+	fd = b->len > 1 ? open_match(b, sb.buf, segs) : -1;
+	if (fd >= 0) {
+		*name = sb_detach(&sb);
+		return fd;
+	}
+	sb_free(&sb);
+	return from_debuginfod(b, false, segs, name);
+}
+
+static int find_elf_cb(Dwfl_Module *mod, void **userdata, const char *modname,
+		       Dwarf_Addr base, char **file_name, Elf **elfp)
+{
+	(void)mod;
+	(void)userdata;
+	(void)modname;
+	(void)base;
+	(void)file_name;
+	(void)elfp;
+	return -1;
+}
+
+/* libdwfl asks for it when the ELF file has no .symtab. */
+static int find_debuginfo_cb(Dwfl_Module *mod, void **userdata,
+			     const char *modname, Dwarf_Addr base,
+			     const char *file_name, const char *debuglink,
+			     GElf_Word crc, char **debuginfo_file_name)
+{
+	struct bid *b = *userdata;
+
+	(void)mod;
+	(void)modname;
+	(void)base;
+	(void)file_name;
+	(void)debuglink;
+	(void)crc;
+	if (!b)
+		return -1;
+	return find_debug(b, false, debuginfo_file_name);
+}
+
+static const Dwfl_Callbacks callbacks = {
+	.find_elf = find_elf_cb,
+	.find_debuginfo = find_debuginfo_cb,
+};
+
+static void load(struct bid *b)
+{
+	char *name = NULL;
+	void **ud;
+	bool debug = false;
+	unsigned int i;
+	int fd = -1;
+
+	b->loaded = true;
+	for (i = 0; i < b->npaths && fd < 0; i++)
+		fd = open_match(b, b->paths[i], true);
+	if (fd >= 0)
+		name = xstrdup(b->paths[i - 1]);
+	else
+		fd = from_debuginfod(b, true, true, &name);
+	if (fd < 0) {
+		fd = find_debug(b, true, &name);
+		debug = true;
+	}
+	if (fd < 0)
+		return;
+	if (debug)
+		fix_debug_segs(b);
+	b->dwfl = dwfl_begin(&callbacks);
+	if (!b->dwfl)
+		goto fail;
+	dwfl_report_begin(b->dwfl);
+	b->mod = dwfl_report_elf(b->dwfl, b->base ? b->base : "?", name, fd,
+				 0, true);
+	dwfl_report_end(b->dwfl, NULL, NULL);
+	if (!b->mod)
+		goto fail;
+	fd = -1;		/* libdwfl has it now */
+	/* a debug file reported as the ELF file needs no other */
+	if (!debug && dwfl_module_info(b->mod, &ud, NULL, NULL, NULL, NULL,
+				       NULL, NULL))
+		*ud = b;
+	free(name);
+	return;
+fail:
+	if (fd >= 0)
+		close(fd);
+	if (b->dwfl)
+		dwfl_end(b->dwfl);
+	b->dwfl = NULL;
+	b->mod = NULL;
+	free(name);
+}
+
+static bool off_to_vaddr(const struct bid *b, uint64_t off, uint64_t *vaddr)
+{
+	unsigned int i;
+
+	for (i = 0; i < b->nsegs; i++) {
+		const struct seg *g = &b->segs[i];
+
+		if (off >= g->off && off - g->off < g->filesz) {
+			*vaddr = off - g->off + g->vaddr;
+			return true;
+		}
+	}
+	return false;
+}
+
+static void lookup(struct bid *b, uint64_t off, bool ret, struct hit *h)
+{
+	uint64_t vaddr, addr;
+	GElf_Off symoff;
+	GElf_Sym sym;
+	const char *name;
+
+	h->func = NULL;
+	h->func_off = 0;
+	if (!b->mod)
+		return;
+	/* a return address may end its segment: its call lies before */
+	if (off_to_vaddr(b, off, &vaddr))
+		addr = ret ? vaddr - 1 : vaddr;
+	else if (ret && off && off_to_vaddr(b, off - 1, &vaddr))
+		addr = vaddr++;
+	else
+		return;
+	name = dwfl_module_addrinfo(b->mod, addr, &symoff, &sym, NULL, NULL,
+				    NULL);
+	if (!name || !*name)
+		return;
+	h->func = name;
+	h->func_off = symoff + (vaddr - addr);
+}
+
+static unsigned int hit_slot(uint64_t off, bool ret, unsigned int mask)
+{
+	return hash_bytes(&off, sizeof(off), ret) & mask;
+}
+
+/* The cache slot of (@off, @ret): used, or where it goes. */
+static struct hit *cached(struct bid *b, uint64_t off, bool ret)
+{
+	unsigned int mask, i, j, n;
+	struct hit *old, *h;
+
+	if ((b->nhits + 1) * 2 > b->nslots) {
+		old = b->hits;
+		n = b->nslots;
+		b->nslots = n ? n * 2 : 64;
+		b->hits = xcalloc(b->nslots, sizeof(*b->hits));
+		mask = b->nslots - 1;
+		for (j = 0; j < n; j++) {
+			if (!old[j].used)
+				continue;
+			i = hit_slot(old[j].off, old[j].ret, mask);
+			while (b->hits[i].used)
+				i = (i + 1) & mask;
+			b->hits[i] = old[j];
+		}
+		free(old);
+	}
+	mask = b->nslots - 1;
+	for (i = hit_slot(off, ret, mask);; i = (i + 1) & mask) {
+		h = &b->hits[i];
+		if (!h->used || (h->off == off && h->ret == ret))
+			return h;
+	}
+}
+
+void symbolize(struct symbolizer *s, const unsigned char *id,
+	       unsigned int len, uint64_t off, bool ret, struct sym *out)
+{
+	struct bid *b;
+	struct hit *h;
+
+	out->func = NULL;
+	out->func_off = 0;
+	out->file = NULL;
+	if (!len || len > STACKID_BUILD_ID_SIZE)
+		return;
+	b = get_bid(s, id, len);
+	out->file = b->base;
+	if (!b->loaded)
+		load(b);
+	if (!b->mod)
+		return;
+	h = cached(b, off, ret);
+	if (!h->used) {
+		h->used = true;
+		h->off = off;
+		h->ret = ret;
+		b->nhits++;
+		lookup(b, off, ret, h);
+	}
+	out->func = h->func;
+	out->func_off = h->func_off;
+}
+
+void symbolizer_free(struct symbolizer *s)
+{
+	unsigned int i, j;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->ids.n; i++) {
+		struct bid *b = s->bids[i];
+
+		for (j = 0; j < b->npaths; j++)
+			free(b->paths[j]);
+		free(b->paths);
+		if (b->dwfl)
+			dwfl_end(b->dwfl);
+		free(b->segs);
+		free(b->hits);
+		free(b);
+	}
+	free(s->bids);
+	intern_free(&s->ids);
+#ifdef HAVE_DEBUGINFOD
+	if (s->dc)
+		debuginfod_end(s->dc);
+#endif
+	free(s);
+}

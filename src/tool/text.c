@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * --format text: one block per sample, in capture order:
+ *
+ *	SECONDS.MICROS cpu CPU COMM TGID/TID FLAGS
+ *		FRAME                   innermost first
+ *		0xIP (REASON)           a frame left as a raw address
+ *	(blank line)
+ *
+ * SECONDS is relative to the capture's start; FLAGS is a comma-separated
+ * list of user, truncated, compat (and the hex of unknown bits), or "-".
+ */
+#include <inttypes.h>
+
+#include "record.h"
+#include "report.h"
+
+static void add_time(struct strbuf *sb, uint64_t t, uint64_t start)
+{
+	uint64_t d = t >= start ? t - start : start - t;
+
+	sb_addf(sb, "%s%" PRIu64 ".%06" PRIu64, t >= start ? "" : "-",
+		d / 1000000000, d % 1000000000 / 1000);
+}
+
+static void add_flags(struct strbuf *sb, uint32_t flags)
+{
+	static const struct {
+		uint32_t bit;
+		const char *name;
+	} names[] = {
+		{ STACKID_SF_USER, "user" },
+		{ STACKID_SF_TRUNCATED, "truncated" },
+		{ STACKID_SF_COMPAT, "compat" },
+	};
+	size_t start = sb->len, i;
+
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		if (!(flags & names[i].bit))
+			continue;
+		if (sb->len > start)
+			sb_addc(sb, ',');
+		sb_adds(sb, names[i].name);
+		flags &= ~names[i].bit;
+	}
+	if (flags) {
+		if (sb->len > start)
+			sb_addc(sb, ',');
+		sb_addf(sb, "%#" PRIx32, flags);
+	}
+	if (sb->len == start)
+		sb_addc(sb, '-');
+}
+
+static void add_sample(struct report *rp, struct strbuf *sb,
+		       const struct stackid_sample *s)
+{
+	unsigned int i;
+
+	add_time(sb, s->time_ns, rp->c->hdr.start_ns);
+	sb_addf(sb, " cpu %" PRIu32 " ", s->cpu);
+	render_comm(&rp->r, sb, s->comm);
+	sb_addf(sb, " %" PRIu32 "/%" PRIu32 " ", s->tgid, s->tid);
+	add_flags(sb, s->flags);
+	sb_addc(sb, '\n');
+	for (i = 0; i < s->nr_frames; i++) {
+		const struct stackid_frame *f = &s->frames[i];
+
+		sb_addc(sb, '\t');
+		render_frame(&rp->r, sb, f, i > 0);
+		if (f->status == STACKID_FRAME_IP)
+			sb_addf(sb, " (%s)", stackid_ip_reason_name(f->reason));
+		sb_addc(sb, '\n');
+	}
+	sb_addc(sb, '\n');
+}
+
+int text_report(struct report *rp)
+{
+	const struct stackid_record_hdr *h;
+	struct strbuf sb = { 0 };
+	const void *rec;
+	uint64_t off;
+	int ret;
+
+	while ((ret = capture_next(rp->c, &rec, &off)) > 0) {
+		h = rec;
+		if (h->type != STACKID_REC_SAMPLE)
+			continue;
+		add_sample(rp, &sb, rec);
+		if (sb.len >= 1 << 16) {
+			fwrite(sb.buf, 1, sb.len, rp->out);
+			sb_reset(&sb);
+		}
+	}
+	if (sb.len)
+		fwrite(sb.buf, 1, sb.len, rp->out);
+	sb_free(&sb);
+	return ret;
+}

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The stackid command: what its parts share.
+ *
+ *   main.c        dispatch, --help, --version
+ *   cmd_record.c  `stackid record` options     -> recorder.c
+ *   recorder.c    the device: ioctls, poll/read loop, statistics
+ *   cmd_report.c  `stackid report` options     -> report.c
+ *   report.c      reading a capture, passes, error reporting
+ *   text.c        --format text
+ *   folded.c      --format folded (aggregation)
+ *   render.c      one frame as text
+ *   symbolize.c   build-id -> file -> symbol (elfutils, debuginfod)
+ *   capture.c     the capture file format
+ *   util.c        allocation, strings, hashing
+ */
+#ifndef STACKID_TOOL_H
+#define STACKID_TOOL_H
+
+#ifndef STACKID_VERSION
+#define STACKID_VERSION "unknown"
+#endif
+
+/* Exit statuses, documented in --help and stackid(1). */
+#define EXIT_OK		0
+#define EXIT_USAGE	1	/* bad command line */
+#define EXIT_SYSTEM	2	/* device, file or system error */
+#define EXIT_DATA	3	/* bad capture data */
+
+int cmd_record(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+
+#endif /* STACKID_TOOL_H */

@@ -1,0 +1,395 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host unit tests of symbolization by build-id (src/tool/symbolize.c,
+ * through `stackid report`'s code): captures whose path records point at
+ * fixtures built by the Makefile (BUILD/report-fix, from
+ * test/unit/report/symfix.c) with frames at known file offsets, computed
+ * here with libelf from the fixtures' own symbol tables and program
+ * headers. The folded output must be exactly as expected.
+ *
+ * Output is TAP; the exit status is non-zero when a test fails.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <elfutils/libdwelf.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "tool/tool.h"
+#include "tool/report.h"
+#include "report/capgen.h"
+#include "tap.h"
+
+#ifndef BUILD
+#define BUILD "build"
+#endif
+#define FIX BUILD "/report-fix/"
+
+struct fn {
+	uint64_t off, size;	/* file offset of its first byte */
+};
+
+struct fixture {
+	const char *path;
+	unsigned char id[20];
+	unsigned int idlen;
+	struct fn leaf, mid, outer;
+	bool ok;
+};
+
+static bool find_fn(Elf *elf, const char *name, struct fn *fn)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	size_t n, i;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB)
+			continue;
+		d = elf_getdata(scn, NULL);
+		for (i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *s;
+
+			if (!gelf_getsym(d, i, &sym))
+				continue;
+			s = elf_strptr(elf, sh.sh_link, sym.st_name);
+			if (!s || strcmp(s, name))
+				continue;
+			if (elf_getphdrnum(elf, &n))
+				return false;
+			for (i = 0; i < n; i++) {
+				GElf_Phdr ph;
+
+				if (!gelf_getphdr(elf, i, &ph) ||
+				    ph.p_type != PT_LOAD ||
+				    sym.st_value < ph.p_vaddr ||
+				    sym.st_value >= ph.p_vaddr + ph.p_filesz)
+					continue;
+				fn->off = sym.st_value - ph.p_vaddr +
+					  ph.p_offset;
+				fn->size = sym.st_size;
+				return true;
+			}
+			return false;
+		}
+	}
+	return false;
+}
+
+/* Build-id and function offsets of @symfile (unstripped). */
+static void load_fixture(struct fixture *fx, const char *path,
+			 const char *symfile)
+{
+	const void *id;
+	ssize_t len;
+	Elf *elf;
+	int fd;
+
+	memset(fx, 0, sizeof(*fx));
+	fx->path = path;
+	fd = open(symfile, O_RDONLY);
+	if (fd < 0)
+		return;
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	len = elf ? dwelf_elf_gnu_build_id(elf, &id) : -1;
+	if (len > 0 && len <= 20) {
+		memcpy(fx->id, id, len);
+		fx->idlen = len;
+		fx->ok = find_fn(elf, "symfix_leaf", &fx->leaf) &&
+			 find_fn(elf, "symfix_mid", &fx->mid) &&
+			 find_fn(elf, "symfix_outer", &fx->outer) &&
+			 fx->leaf.size > 4 && fx->mid.size > 5;
+	}
+	elf_end(elf);
+	close(fd);
+}
+
+/*
+ * The known chain, innermost first: inside symfix_leaf; a return address
+ * inside symfix_mid; a return address just past the end of symfix_outer
+ * (its byte before is outer's last).
+ */
+static void chain(const struct fixture *fx, struct stackid_frame *f)
+{
+	f[0] = cg_valid(fx->id, fx->idlen, fx->leaf.off + 4);
+	f[1] = cg_valid(fx->id, fx->idlen, fx->mid.off + 5);
+	f[2] = cg_valid(fx->id, fx->idlen, fx->outer.off + fx->outer.size);
+}
+
+static int run(const struct capgen *g, enum report_format fmt, bool offsets,
+	       const char *debug_dir, char **out)
+{
+	struct report_opts o = {
+		.format = fmt,
+		.symbols = true,
+		.offsets = offsets,
+		.debug_dir = debug_dir,
+	};
+	struct capture *c = malloc(sizeof(*c));
+	char *ebuf = NULL;
+	size_t olen, elen;
+	FILE *fo = open_memstream(out, &olen);
+	FILE *fe = open_memstream(&ebuf, &elen);
+	int r;
+
+	r = capture_open_mem(c, g->buf, g->len, "sym.cap");
+	if (!r)
+		r = report_run(c, &o, fo, fe);
+	capture_close(c);
+	free(c);
+	fclose(fo);
+	fclose(fe);
+	if (*ebuf)
+		printf("# stderr: %s", ebuf);
+	free(ebuf);
+	return r;
+}
+
+static char *debug_dir_for(const struct fixture *fx, const char *debugfile,
+			   char *tmpl)
+{
+	char path[4096], abs[4096];
+	int n;
+
+	if (!mkdtemp(tmpl))
+		return NULL;
+	n = snprintf(path, sizeof(path), "%s/.build-id", tmpl);
+	mkdir(path, 0755);
+	n += snprintf(path + n, sizeof(path) - n, "/%02x", fx->id[0]);
+	mkdir(path, 0755);
+	n += snprintf(path + n, sizeof(path) - n, "/");
+	for (unsigned int i = 1; i < fx->idlen; i++)
+		n += snprintf(path + n, sizeof(path) - n, "%02x", fx->id[i]);
+	snprintf(path + n, sizeof(path) - n, ".debug");
+	if (!realpath(debugfile, abs) || symlink(abs, path))
+		return NULL;
+	return tmpl;
+}
+
+static void rm_debug_dir(const char *dir)
+{
+	char cmd[4200];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd))
+		printf("# could not remove %s\n", dir);
+}
+
+#define NAMES "symfix_outer;symfix_mid;symfix_leaf"
+
+/* On a mismatch, show both outputs as TAP comments. */
+static void diff(int r, const char *out, const char *want)
+{
+	const char *w[2] = { out, want }, *p, *nl;
+	int i;
+
+	if (r == 0 && !strcmp(out, want))
+		return;
+	printf("# status %d\n", r);
+	for (i = 0; i < 2; i++)
+		for (p = w[i]; *p; p = nl + 1) {
+			nl = strchr(p, '\n');
+			if (!nl)
+				nl = p + strlen(p) - 1;
+			printf("# %s: %.*s\n", i ? "want" : "got", (int)(nl - p),
+			       p);
+		}
+}
+
+static void test_fixture(const char *what, const struct fixture *fx,
+			 const char *debug_dir)
+{
+	struct stackid_frame f[3];
+	struct capgen g = { 0 };
+	char *out = NULL, want[512], l1[200], l2[200];
+	int r;
+
+	if (!tap_ok(fx->ok, "%s: fixture %s has its build-id and symbols",
+		    what, fx->path))
+		return;
+	cg_header(&g, STACKID_ABI_VERSION, 0);
+	cg_path(&g, fx->id, fx->idlen, fx->path);
+	chain(fx, f);
+	cg_sample(&g, 1, 0, 1, 1, "symtest", STACKID_SF_USER, 3, f);
+	/* another offset in each function: aggregates without --offsets */
+	f[0].addr += 1;
+	f[1].addr += 1;
+	f[2].addr -= 1;
+	cg_sample(&g, 2, 0, 1, 1, "symtest", STACKID_SF_USER, 3, f);
+
+	r = run(&g, FORMAT_FOLDED, false, debug_dir, &out);
+	snprintf(want, sizeof(want), "symtest;" NAMES " 2\n");
+	diff(r, out, want);
+	tap_ok(r == 0 && !strcmp(out, want), "%s: folded: " NAMES, what);
+	free(out);
+
+	r = run(&g, FORMAT_FOLDED, true, debug_dir, &out);
+	/* equal counts: in byte order */
+	snprintf(l1, sizeof(l1), "symtest;symfix_outer+%#" PRIx64
+		 ";symfix_mid+0x5;symfix_leaf+0x4 1\n", fx->outer.size);
+	snprintf(l2, sizeof(l2), "symtest;symfix_outer+%#" PRIx64
+		 ";symfix_mid+0x6;symfix_leaf+0x5 1\n", fx->outer.size - 1);
+	snprintf(want, sizeof(want), "%s%s", strcmp(l1, l2) < 0 ? l1 : l2,
+		 strcmp(l1, l2) < 0 ? l2 : l1);
+	diff(r, out, want);
+	tap_ok(r == 0 && !strcmp(out, want),
+	       "%s: --offsets: real offsets of return addresses", what);
+	free(out);
+	cg_free(&g);
+}
+
+static void test_mixed(const struct fixture *so, const struct fixture *exe)
+{
+	static const unsigned char other[20] = { 0xee, 0xee, 0xee };
+	struct stackid_frame f[4];
+	struct capgen g = { 0 };
+	char *out = NULL, want[1024];
+	int r;
+
+	if (!so->ok || !exe->ok)
+		return;
+	cg_header(&g, STACKID_ABI_VERSION, 0);
+	/* the sample before the path records that name its files */
+	f[0] = cg_valid(so->id, so->idlen, so->leaf.off + 1);
+	f[1] = cg_ip(0x7fff1234, STACKID_IP_MM_BUSY);
+	f[2] = cg_valid(other, 20, so->mid.off + 2);
+	f[3] = cg_valid(exe->id, exe->idlen, exe->outer.off + 3);
+	cg_sample(&g, 1000, 1, 5, 6, "mixed", STACKID_SF_USER, 4, f);
+	/* the same offset as innermost and as return address */
+	f[0] = cg_valid(so->id, so->idlen, so->mid.off);
+	f[1] = cg_valid(so->id, so->idlen, so->mid.off);
+	cg_sample(&g, 2000, 1, 5, 6, "edge", STACKID_SF_USER, 2, f);
+	cg_path(&g, so->id, so->idlen, "/nonexistent/libsymfix.so");
+	cg_path(&g, so->id, so->idlen, so->path);
+	/* a file whose build-id is not the one the capture says */
+	cg_path(&g, other, 20, so->path);
+	cg_path(&g, exe->id, exe->idlen, exe->path);
+
+	r = run(&g, FORMAT_FOLDED, false, NULL, &out);
+	snprintf(want, sizeof(want),
+		 "edge;symfix_leaf;symfix_mid 1\n"
+		 "mixed;symfix_outer;[libsymfix.so]+%#" PRIx64
+		 ";0x7fff1234;symfix_leaf 1\n", so->mid.off + 2);
+	diff(r, out, want);
+	tap_ok(r == 0 && !strcmp(out, want),
+	       "paths after the sample, a stale path first, a file with "
+	       "another build-id not used, ip frames, a return address at "
+	       "a function's start names the function before it");
+	free(out);
+
+	r = run(&g, FORMAT_TEXT, true, NULL, &out);
+	snprintf(want, sizeof(want),
+		 "0.000001 cpu 1 mixed 5/6 user\n"
+		 "\tsymfix_leaf+0x1\n"
+		 "\t0x7fff1234 (mm_busy)\n"
+		 "\t[libsymfix.so]+%#" PRIx64 "\n"
+		 "\tsymfix_outer+0x3\n"
+		 "\n"
+		 "0.000002 cpu 1 edge 5/6 user\n"
+		 "\tsymfix_mid+0x0\n"
+		 "\tsymfix_leaf+%#" PRIx64 "\n"
+		 "\n", so->mid.off + 2, so->mid.off - so->leaf.off);
+	diff(r, out, want);
+	tap_ok(r == 0 && !strcmp(out, want), "text, --offsets, as expected");
+	free(out);
+	cg_free(&g);
+}
+
+/* A path the kernel marked deleted: tried, and shown, without the mark. */
+static void test_deleted(const struct fixture *so)
+{
+	static const unsigned char gone[20] = { 0x60, 0x0e };
+	struct stackid_frame f[3];
+	struct capgen g = { 0 };
+	char *out = NULL, want[512], path[600];
+	int r;
+
+	if (!so->ok)
+		return;
+	cg_header(&g, STACKID_ABI_VERSION, 0);
+	snprintf(path, sizeof(path), "%s (deleted)", so->path);
+	cg_path(&g, so->id, so->idlen, path);
+	cg_path(&g, gone, 20, "/nonexistent/libgone.so (deleted)");
+	chain(so, f);
+	cg_sample(&g, 1, 0, 1, 1, "del", STACKID_SF_USER, 3, f);
+	f[0] = cg_valid(gone, 20, 0x1234);
+	cg_sample(&g, 1, 0, 1, 1, "gone", STACKID_SF_USER, 1, f);
+	r = run(&g, FORMAT_FOLDED, false, NULL, &out);
+	snprintf(want, sizeof(want), "del;" NAMES " 1\n"
+		 "gone;[libgone.so]+0x1234 1\n");
+	diff(r, out, want);
+	tap_ok(r == 0 && !strcmp(out, want),
+	       "paths marked \" (deleted)\": tried and shown without it");
+	free(out);
+	cg_free(&g);
+}
+
+static void test_hidden(const struct fixture *hid, const struct fixture *dbg)
+{
+	char tmpl[] = "/tmp/stackid-dbg.XXXXXX", *dir;
+	char empty[] = "/tmp/stackid-empty.XXXXXX";
+	struct stackid_frame f[3];
+	struct capgen g = { 0 };
+	char *out = NULL, want[512];
+	int r;
+
+	if (!hid->ok)
+		return;
+	dir = debug_dir_for(hid, BUILD "/report-fix/libhidden.debug", tmpl);
+	if (!tap_ok(dir && mkdtemp(empty), "debug directory %s", tmpl))
+		return;
+	test_fixture("stripped, names in DEBUGDIR/.build-id", hid, dir);
+
+	/* no debug file: the basename the capture gave, and the offsets */
+	cg_header(&g, STACKID_ABI_VERSION, 0);
+	cg_path(&g, hid->id, hid->idlen, hid->path);
+	chain(hid, f);
+	cg_sample(&g, 1, 0, 1, 1, "hid", STACKID_SF_USER, 3, f);
+	r = run(&g, FORMAT_FOLDED, false, empty, &out);
+	snprintf(want, sizeof(want), "hid;[libhidden.stripped.so]+%#" PRIx64
+		 ";[libhidden.stripped.so]+%#" PRIx64
+		 ";[libhidden.stripped.so]+%#" PRIx64 " 1\n", (uint64_t)f[2].addr,
+		 (uint64_t)f[1].addr, (uint64_t)f[0].addr);
+	diff(r, out, want);
+	tap_ok(r == 0 && !strcmp(out, want),
+	       "stripped, no debug file: [libhidden.stripped.so]+0xOFFSET");
+	free(out);
+	cg_free(&g);
+
+	/* the debug file alone: its emptied program headers still map */
+	test_fixture("no ELF file, debug file only", dbg, dir);
+	rm_debug_dir(dir);
+	rmdir(empty);
+}
+
+int main(void)
+{
+	struct fixture so, so32, exe, hid, dbg;
+
+	elf_version(EV_CURRENT);
+	unsetenv("DEBUGINFOD_URLS");
+	load_fixture(&so, FIX "libsymfix.so", FIX "libsymfix.so");
+	load_fixture(&so32, FIX "libsymfix32.so", FIX "libsymfix32.so");
+	load_fixture(&exe, FIX "symfix", FIX "symfix");
+	load_fixture(&hid, FIX "libhidden.stripped.so", FIX "libhidden.so");
+	load_fixture(&dbg, "/nonexistent/libhidden.so", FIX "libhidden.so");
+
+	tap_ok(exe.ok && exe.leaf.off != 0 && exe.idlen == 16,
+	       "non-PIE fixture: md5 build-id, file offsets computed");
+	test_fixture("shared object, sha1 build-id", &so, NULL);
+	test_fixture("non-PIE executable, md5 build-id", &exe, NULL);
+	test_fixture("32-bit shared object", &so32, NULL);
+	test_mixed(&so, &exe);
+	test_deleted(&so);
+	test_hidden(&hid, &dbg);
+	return tap_done();
+}
