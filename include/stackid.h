@@ -180,6 +180,34 @@ struct stackid_filter {
 	__u32 __pad;		/* must be 0 */
 };
 
+/*
+ * STACKID_IOC_GET_COST argument: how long the overflow handler took per
+ * walked sample (entry, walk, resolution, ring write; not the samples
+ * dropped before the walk), measured inside the module with
+ * local_clock(). In: cpu (or STACKID_ALL_CPUS). Out: the rest. A cost of
+ * v ns lands in bucket v for v < 8; else, with t = floor(log2(v)), in
+ * bucket 8 * t + the three bits of v below its top bit (buckets 8..23 stay
+ * empty; costs of 4 s or more land in the last bucket). So each bucket is
+ * at most 12.5% wide: see stackid_cost_bucket_low(). Zeroed by
+ * STACKID_IOC_RESET_STATS.
+ */
+#define STACKID_COST_BUCKETS	256
+struct stackid_cost {
+	__u32 cpu;
+	__u32 nr;		/* buckets filled: STACKID_COST_BUCKETS */
+	__u64 count;		/* samples timed */
+	__u64 sum_ns;
+	__u64 buckets[STACKID_COST_BUCKETS];
+};
+
+/* Smallest cost in ns that lands in bucket @b. */
+static inline __u64 stackid_cost_bucket_low(unsigned int b)
+{
+	if (b < 8)
+		return b;
+	return (8ULL + b % 8) << (b / 8 - 3);
+}
+
 #define STACKID_IOC_MAGIC	0xB7
 
 /* __u32 out: STACKID_ABI_VERSION. */
@@ -203,5 +231,7 @@ struct stackid_filter {
 #define STACKID_IOC_SET_FILTER	_IOW(STACKID_IOC_MAGIC, 0x07, struct stackid_filter)
 /* struct stackid_filter out. */
 #define STACKID_IOC_GET_FILTER	_IOR(STACKID_IOC_MAGIC, 0x08, struct stackid_filter)
+/* struct stackid_cost in/out; -EINVAL for an impossible CPU. */
+#define STACKID_IOC_GET_COST	_IOWR(STACKID_IOC_MAGIC, 0x09, struct stackid_cost)
 
 #endif /* _UAPI_STACKID_H */

@@ -22,6 +22,7 @@
 #include <linux/uaccess.h>
 #include <linux/capability.h>
 #include <linux/cpumask.h>
+#include <linux/slab.h>
 
 #include "internal.h"
 
@@ -126,13 +127,54 @@ static long stackid_get_stats(void __user *arg)
 	return copy_to_user(arg, &st, sizeof(st)) ? -EFAULT : 0;
 }
 
+static long stackid_get_cost(void __user *arg)
+{
+	struct stackid_cost *st;
+	int cpu, i;
+	long ret;
+	u32 want;
+
+	if (get_user(want, (u32 __user *)arg))
+		return -EFAULT;
+	if (want != STACKID_ALL_CPUS &&
+	    (want >= nr_cpu_ids || !cpu_possible(want)))
+		return -EINVAL;
+	st = kzalloc(sizeof(*st), GFP_KERNEL);
+	if (!st)
+		return -ENOMEM;
+	st->cpu = want;
+	st->nr = STACKID_COST_BUCKETS;
+	for_each_possible_cpu(cpu) {
+		struct stackid_cpu *c = sid.cpus[cpu];
+
+		if (want != STACKID_ALL_CPUS && want != cpu)
+			continue;
+		st->sum_ns += local64_read(&c->cost_sum);
+		for (i = 0; i < STACKID_COST_BUCKETS; i++) {
+			u64 n = local64_read(&c->cost[i]);
+
+			st->buckets[i] += n;
+			st->count += n;
+		}
+	}
+	ret = copy_to_user(arg, st, sizeof(*st)) ? -EFAULT : 0;
+	kfree(st);
+	return ret;
+}
+
 static void stackid_reset_stats(void)
 {
 	int cpu, i;
 
-	for_each_possible_cpu(cpu)
+	for_each_possible_cpu(cpu) {
+		struct stackid_cpu *c = sid.cpus[cpu];
+
 		for (i = 0; i < STACKID_STAT_NR; i++)
-			local64_set(&sid.cpus[cpu]->stats[i], 0);
+			local64_set(&c->stats[i], 0);
+		for (i = 0; i < STACKID_COST_BUCKETS; i++)
+			local64_set(&c->cost[i], 0);
+		local64_set(&c->cost_sum, 0);
+	}
 }
 
 static long stackid_ioctl(struct file *file, unsigned int cmd,
@@ -168,6 +210,8 @@ static long stackid_ioctl(struct file *file, unsigned int cmd,
 		return 0;
 	case STACKID_IOC_GET_STATS:
 		return stackid_get_stats(uarg);
+	case STACKID_IOC_GET_COST:
+		return stackid_get_cost(uarg);
 	case STACKID_IOC_RESET_STATS:
 		stackid_reset_stats();
 		return 0;

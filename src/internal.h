@@ -77,6 +77,8 @@ struct stackid_cpu {
 	struct stackid_path_slot path_slots[STACKID_PATH_SLOTS];
 	struct stackid_bid_entry bid_tmp; /* resolved, not cached yet */
 	local64_t stats[STACKID_STAT_NR];
+	local64_t cost_sum;		/* handler ns, see stackid_cost */
+	local64_t cost[STACKID_COST_BUCKETS];
 	/* scratch for the record being built: header + max frames */
 	unsigned long ips[STACKID_MAX_DEPTH];
 	union {

@@ -59,6 +59,7 @@ bool stackid_paths_park(struct stackid_cpu *c, struct file *file,
 		memcpy(s->id, id, len);
 		s->len = len;
 		get_file(file);
+		/* hand the slot over: build-id bytes before the pointer */
 		smp_store_release(&s->file, file);
 		irq_work_queue(&c->path_irq_work);
 		return true;
@@ -159,11 +160,13 @@ static void stackid_paths_fn(struct work_struct *work)
 		for (i = 0; i < STACKID_PATH_SLOTS; i++) {
 			struct stackid_path_slot *s = &c->path_slots[i];
 
+			/* pairs with the release in stackid_paths_park() */
 			file = smp_load_acquire(&s->file);
 			if (!file)
 				continue;
 			len = s->len;
 			memcpy(id, s->id, len);
+			/* give the slot back once its bytes are copied */
 			smp_store_release(&s->file, NULL);
 			if (buf && rec)
 				stackid_report_file(rec, buf, file, id, len);

@@ -42,6 +42,7 @@ void stackid_ring_free(struct stackid_ring *r)
 bool stackid_ring_write(struct stackid_ring *r, const void *rec, u32 len)
 {
 	u64 head = r->head;
+	/* pairs with the reader's release of tail: its copy is done */
 	u64 tail = smp_load_acquire(&r->tail);
 	u32 off = head & (r->size - 1);
 	u32 first = min(len, r->size - off);
@@ -50,12 +51,14 @@ bool stackid_ring_write(struct stackid_ring *r, const void *rec, u32 len)
 		return false;
 	memcpy(r->buf + off, rec, first);
 	memcpy(r->buf, (const u8 *)rec + first, len - first);
+	/* publish the bytes before the new head */
 	smp_store_release(&r->head, head + len);
 	return true;
 }
 
 bool stackid_ring_empty(struct stackid_ring *r)
 {
+	/* pairs with the producer's release of head */
 	return smp_load_acquire(&r->head) == READ_ONCE(r->tail);
 }
 
@@ -70,6 +73,7 @@ ssize_t stackid_ring_read(struct stackid_ring *r, char __user *buf,
 			  size_t len, size_t *done)
 {
 	for (;;) {
+		/* pairs with the producer's release: bytes before head */
 		u64 head = smp_load_acquire(&r->head);
 		u64 tail = r->tail;
 		u32 off = tail & (r->size - 1);
@@ -88,6 +92,7 @@ ssize_t stackid_ring_read(struct stackid_ring *r, char __user *buf,
 		    copy_to_user(buf + *done + first, r->buf, size - first))
 			return -EFAULT;
 		*done += size;
+		/* the copy is done before the producer may reuse the room */
 		smp_store_release(&r->tail, tail + size);
 	}
 }

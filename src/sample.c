@@ -17,6 +17,8 @@
 #include <linux/ptrace.h>
 #include <linux/timekeeping.h>
 #include <linux/string.h>
+#include <linux/sched/clock.h>
+#include <linux/bitops.h>
 
 #include "internal.h"
 
@@ -94,6 +96,21 @@ static struct pt_regs *stackid_user_regs(struct pt_regs *regs)
 	return task_pt_regs(current);
 }
 
+/* Count one handler run of @ns nanoseconds (see struct stackid_cost). */
+static void stackid_cost_add(struct stackid_cpu *c, u64 ns)
+{
+	unsigned int b = ns;
+
+	if (ns >= 8) {
+		unsigned int t = fls64(ns) - 1;
+
+		b = min(8 * t + (unsigned int)((ns >> (t - 3)) & 7),
+			STACKID_COST_BUCKETS - 1);
+	}
+	local64_inc(&c->cost[b]);
+	local64_add(ns, &c->cost_sum);
+}
+
 void stackid_overflow(struct perf_event *event,
 		      struct perf_sample_data *data, struct pt_regs *regs)
 {
@@ -104,6 +121,7 @@ void stackid_overflow(struct perf_event *event,
 	unsigned int i, n, max, size;
 	bool truncated, compat;
 	u32 filter, tgid;
+	u64 start, t0 = 0;
 
 	stackid_stat_inc(c, STACKID_STAT_SAMPLES);
 	if (READ_ONCE(c->busy)) {
@@ -112,6 +130,8 @@ void stackid_overflow(struct perf_event *event,
 	}
 	WRITE_ONCE(c->busy, 1);
 	barrier();
+	/* cost is timed from here, for samples that get walked */
+	start = local_clock();
 
 	if (!task->mm || (task->flags & (PF_KTHREAD | PF_EXITING))) {
 		stackid_stat_inc(c, STACKID_STAT_DROP_NO_MM);
@@ -128,6 +148,7 @@ void stackid_overflow(struct perf_event *event,
 		stackid_stat_inc(c, STACKID_STAT_DROP_NO_REGS);
 		goto out;
 	}
+	t0 = start;
 	compat = !user_64bit_mode(uregs);
 	max = min_t(unsigned int, READ_ONCE(stackid_param_max_depth),
 		    STACKID_MAX_DEPTH);
@@ -165,6 +186,8 @@ void stackid_overflow(struct perf_event *event,
 	if (wq_has_sleeper(&sid.wq))
 		irq_work_queue(&c->wake_work);
 out:
+	if (t0)
+		stackid_cost_add(c, local_clock() - t0);
 	barrier();
 	WRITE_ONCE(c->busy, 0);
 }
