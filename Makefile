@@ -7,6 +7,7 @@
 #   make KVER=<version>  module against another installed kernel
 #   make check           host unit tests + the VM suite on every kernel line
 #   make unit            host unit tests only
+#   make bench           benchmark figures (in the VM)
 #   make clean           back to the tree as cloned
 #
 # The version is PACKAGE_VERSION in dkms.conf, nowhere else.
@@ -21,7 +22,7 @@ WARN := -Wall -Wextra -Werror
 UCFLAGS := $(CFLAGS) $(WARN) -Iinclude -Isrc -DSTACKID_VERSION='"$(VERSION)"'
 B := build
 
-.PHONY: all module user guest unit check clean module-clean
+.PHONY: all module user guest unit check bench clean module-clean
 
 all: module user
 
@@ -34,7 +35,7 @@ module-clean:
 		Module.symvers modules.order
 
 # User-space tools and host tests are added as they come.
-USER_BINS :=
+USER_BINS := $(B)/stackid
 UNIT_BINS := $(B)/test_elfnote
 
 user: $(USER_BINS)
@@ -49,7 +50,7 @@ FP := -O0 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
 GP := test/guest/progs
 GUEST_BINS := $(G)/sidcheck $(G)/chain64 $(G)/chain32 $(G)/garbage \
 	$(G)/libchain64.so $(G)/libchain32.so \
-	$(G)/bid8 $(G)/bid16 $(G)/bid20 $(G)/bidfar
+	$(G)/bid8 $(G)/bid16 $(G)/bid20 $(G)/bidfar $(G)/deep
 guest: $(GUEST_BINS) $(G)/expect
 
 $(G):
@@ -64,6 +65,8 @@ $(G)/libchain%.so: $(GP)/chain_lib.c | $(G)
 $(G)/chain%: $(GP)/chain_main.c $(G)/libchain%.so
 	$(CC) -m$* $(FP) -fPIE -pie -Wl,--build-id=sha1 -Wl,-rpath,/stackid \
 		-o $@ $< -L$(G) -lchain$*
+$(G)/deep: $(GP)/deep.c | $(G)
+	$(CC) $(FP) -o $@ $<
 $(G)/garbage: $(GP)/garbage.c | $(G)
 	$(CC) $(FP) -o $@ $<
 $(G)/bid8: $(GP)/spin.c | $(G)
@@ -101,11 +104,18 @@ $(B)/test_elfnote: test/unit/test_elfnote.c src/elfnote.c src/elfnote.h | $(B)
 UNIT_RUNS := "sh test/unit/elfnote-fixtures.sh $(B)/elfnote-fixtures | \
 	xargs $(B)/test_elfnote"
 
+include src/tool/tool.mk
+
 unit: $(UNIT_BINS)
 	@test/run-unit.sh $(UNIT_RUNS)
 
 check:
 	@test/check.sh
+
+# Figures, not tests: per-sample cost, cache hit rate, valid-frame rate
+# (in the VM), and the reader's records per second.
+bench: bench-report
+	@test/bench.sh
 
 clean: module-clean
 	rm -rf $(B)

@@ -99,7 +99,8 @@ depmod -b "$root" "$kver" || die "depmod in initramfs"
 cp -a "$top/build/guest/." "$root/stackid/" 2>/dev/null
 cp "$top/test/guest/lib.sh" "$root/stackid/"
 mkdir -p "$root/stackid/tests"
-cp "$top"/test/guest/tests/*.sh "$root/stackid/tests/"
+cp "$top"/test/guest/tests/*.sh "$top"/test/guest/bench/*.sh \
+	"$root/stackid/tests/"
 guest_tests >"$root/stackid/tests/LIST"
 echo "$version" >"$root/stackid/VERSION"
 printf "root:x:0:0:root:/:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/sh\n" >"$root/etc/passwd"

@@ -1,12 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# Provisional rules for the stackid command, its tests, fuzzers and
-# benchmark. To paste into the Makefile:
-#   - change `USER_BINS :=` to `USER_BINS := $(B)/stackid` (the `user:`
-#     rule's prerequisites are expanded where it stands);
-#   - paste the rest (from TOOL_LIB_SRCS on) just before the `unit:` rule,
-#     for the same reason: it adds to UNIT_BINS and UNIT_RUNS.
-# They use B, CC, UCFLAGS.
+# Rules for the stackid command, its host tests, fuzzers and report
+# benchmark; included by the top Makefile before its `unit:` rule (they
+# add to UNIT_BINS and UNIT_RUNS). Uses B, CC, UCFLAGS.
 #
 #   make user            also builds build/stackid
 #   make unit            also runs test_capture, test_report,
@@ -28,8 +24,6 @@ HAVE_DEBUGINFOD := $(and $(filter /%,$(DEBUGINFOD_SO)),\
 	$(wildcard /usr/include/elfutils/debuginfod.h))
 TOOL_CFLAGS := $(if $(HAVE_DEBUGINFOD),-DHAVE_DEBUGINFOD)
 TOOL_LIBS := -ldw -lelf $(if $(HAVE_DEBUGINFOD),-ldebuginfod)
-
-# USER_BINS := $(B)/stackid     (see above)
 
 $(B)/stackid: $(TOOL_SRCS) $(TOOL_HDRS) | $(B)
 	$(CC) $(UCFLAGS) $(TOOL_CFLAGS) -o $@ $(TOOL_SRCS) $(TOOL_LIBS)

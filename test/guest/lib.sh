@@ -53,6 +53,6 @@ record() {
 		sed 's/^/#   /' "$out.out"
 		return 1
 	fi
-	check "samples == delivered + dropped ($(stat "$out.out" samples) samples)" \
+	check "samples == delivered + dropped ($(counter "$out.out" samples) samples)" \
 		grep -q '^stat identity ok' "$out.out"
 }

@@ -22,6 +22,8 @@
  *   sidcheck errors             bad input: TAP lines
  *   sidcheck hold MS            keep the device open for MS ms
  *   sidcheck dump FILE          text dump of records
+ *   sidcheck cost               handler cost per sample (bench)
+ *   sidcheck frames FILE PID    frames per sample, % valid (bench; 0: all)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -543,6 +545,55 @@ static int cmd_errors(void)
 	return 0;
 }
 
+/* Per-sample handler cost from the module: count, mean, median, p99. */
+static int cmd_cost(int fd)
+{
+	static struct stackid_cost c = { .cpu = STACKID_ALL_CPUS };
+	unsigned long long acc = 0, med = 0, p99 = 0;
+	unsigned int b;
+
+	xioctl(fd, STACKID_IOC_GET_COST, &c, "GET_COST");
+	for (b = 0; b < c.nr && b < STACKID_COST_BUCKETS; b++) {
+		acc += c.buckets[b];
+		if (!med && acc * 2 >= c.count)
+			med = stackid_cost_bucket_low(b);
+		if (!p99 && acc * 100 >= c.count * 99)
+			p99 = stackid_cost_bucket_low(b);
+	}
+	printf("cost samples %llu mean_ns %llu median_ns %llu p99_ns %llu\n",
+	       (unsigned long long)c.count,
+	       c.count ? (unsigned long long)(c.sum_ns / c.count) : 0,
+	       med, p99);
+	return 0;
+}
+
+/* Frames per sample of PID, and the share of valid ones. */
+static int cmd_frames(int argc, char **argv)
+{
+	unsigned long n = 0, frames = 0, valid = 0;
+	struct stackid_sample *s;
+	size_t len, off;
+	unsigned int pid, i;
+	char *buf;
+
+	if (argc != 3)
+		return 2;
+	buf = load(argv[1], &len);
+	pid = strtoul(argv[2], NULL, 0);
+	for_each_sample(s, buf, len, off) {
+		if (pid && s->tgid != pid)
+			continue;
+		n++;
+		frames += s->nr_frames;
+		for (i = 0; i < s->nr_frames; i++)
+			valid += s->frames[i].status == STACKID_FRAME_VALID;
+	}
+	printf("frames samples %lu per_sample %.1f valid_pct %.1f\n", n,
+	       n ? (double)frames / n : 0.0,
+	       frames ? valid * 100.0 / frames : 0.0);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int fd;
@@ -563,9 +614,13 @@ int main(int argc, char **argv)
 		return cmd_dump(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "errors"))
 		return cmd_errors();
+	if (!strcmp(argv[1], "frames"))
+		return cmd_frames(argc - 1, argv + 1);
 	fd = dev_open();
 	if (!strcmp(argv[1], "stats"))
 		return print_stats(fd);
+	if (!strcmp(argv[1], "cost"))
+		return cmd_cost(fd);
 	if (!strcmp(argv[1], "reset")) {
 		xioctl(fd, STACKID_IOC_RESET_STATS, NULL, "RESET_STATS");
 		return 0;
