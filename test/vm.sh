@@ -63,6 +63,10 @@ mkdir -p "$work"
 
 # --- 1. DKMS build and install -------------------------------------------
 t0=$(date +%s)
+make -s -C "$top" user guest >"$work/make.log" 2>&1 || {
+	tail -n 30 "$work/make.log"
+	die "build tools and guest programs"
+}
 if ! dkms_install "$kver" "$kdir" >"$work/dkms.log" 2>&1; then
 	tail -n 30 "$work/dkms.log"
 	die "dkms build/install for $kver"
@@ -98,6 +102,7 @@ depmod -b "$root" "$kver" || die "depmod in initramfs"
 # Tools and test programs (built by `make guest`), then their libraries.
 cp -a "$top/build/guest/." "$root/stackid/" 2>/dev/null
 cp "$top/test/guest/lib.sh" "$root/stackid/"
+cp "$top/build/stackid" "$root/usr/bin/stackid"
 mkdir -p "$root/stackid/tests"
 cp "$top"/test/guest/tests/*.sh "$top"/test/guest/bench/*.sh \
 	"$root/stackid/tests/"
@@ -105,7 +110,8 @@ guest_tests >"$root/stackid/tests/LIST"
 echo "$version" >"$root/stackid/VERSION"
 printf "root:x:0:0:root:/:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/sh\n" >"$root/etc/passwd"
 printf "root:x:0:\nnogroup:x:65534:\n" >"$root/etc/group"
-copy_libs "$root" "$root/usr/bin/kmod" $(find "$root/stackid" -type f -perm -u+x)
+copy_libs "$root" "$root/usr/bin/kmod" "$root/usr/bin/stackid" \
+	$(find "$root/stackid" -type f -perm -u+x)
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) \
 	>"$work/initramfs.cpio.gz" || die "cpio"
 stage "[$kver] initramfs ($(du -k "$work/initramfs.cpio.gz" | cut -f1) KiB)" $t0

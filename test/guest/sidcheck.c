@@ -22,6 +22,7 @@
  *   sidcheck errors             bad input: TAP lines
  *   sidcheck hold MS            keep the device open for MS ms
  *   sidcheck dump FILE          text dump of records
+ *   sidcheck paths FILE         build-id -> path records of a capture
  *   sidcheck cost               handler cost per sample (bench)
  *   sidcheck frames FILE PID    frames per sample, % valid (bench; 0: all)
  */
@@ -545,6 +546,31 @@ static int cmd_errors(void)
 	return 0;
 }
 
+/* Build-id -> path records of a capture file (after its 32-byte header). */
+static int cmd_paths(int argc, char **argv)
+{
+	struct stackid_build_id_path *p;
+	size_t len, off;
+	char *buf, h[41];
+	long sz;
+
+	if (argc != 2)
+		return 2;
+	buf = load(argv[1], &len);
+	off = len >= 8 && !memcmp(buf, "STACKIDC", 8) ? 32 : 0;
+	for (; off < len; off += sz) {
+		sz = stackid_record_check(buf + off, len - off);
+		if (sz <= 0)
+			return 3;
+		p = (struct stackid_build_id_path *)(buf + off);
+		if (p->hdr.type != STACKID_REC_BUILD_ID_PATH)
+			continue;
+		hex(p->build_id, p->build_id_len, h);
+		printf("%s %s\n", h, p->path);
+	}
+	return 0;
+}
+
 /* Per-sample handler cost from the module: count, mean, median, p99. */
 static int cmd_cost(int fd)
 {
@@ -614,6 +640,8 @@ int main(int argc, char **argv)
 		return cmd_dump(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "errors"))
 		return cmd_errors();
+	if (!strcmp(argv[1], "paths"))
+		return cmd_paths(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "frames"))
 		return cmd_frames(argc - 1, argv + 1);
 	fd = dev_open();

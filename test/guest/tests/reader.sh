@@ -1,0 +1,40 @@
+# SPDX-License-Identifier: GPL-2.0
+# The stackid command on the real device: a recording of the known
+# program, reported as symbolized folded stacks, shows its exact chain
+# across the executable and the library as the hottest stack; the
+# unsymbolized report carries the build-ids readelf shows; the capture
+# names the file behind each build-id.
+. /stackid/lib.sh
+load
+for m in 64 32; do
+	spawn /stackid/chain$m
+	check "chain$m: stackid record" \
+		stackid record -F 199 -p "$pid" -d 3 -o /tmp/r$m.cap
+	kill "$pid"
+	stackid report -i /tmp/r$m.cap --format folded >/tmp/f$m.txt 2>&1
+	head -n 3 /tmp/f$m.txt | sed 's/^/# /'
+	top=$(head -n 1 /tmp/f$m.txt)
+	case $top in
+	"chain$m;"*";main;app_a1;app_a2;app_a3;lib_b1;lib_b2;lib_spin "*)
+		pass "chain$m: hottest folded stack is the known chain" ;;
+	*)	fail "chain$m: hottest folded stack is the known chain" ;;
+	esac
+	exe=$(sed -n 's/^main \([0-9a-f]*\) .*/\1/p' /stackid/expect/chain$m)
+	lib=$(sed -n 's/^lib_spin \([0-9a-f]*\) .*/\1/p' /stackid/expect/chain$m)
+	stackid report -i /tmp/r$m.cap --format folded --no-symbols \
+		>/tmp/n$m.txt 2>&1
+	top=$(head -n 1 /tmp/n$m.txt)
+	case $top in
+	*";$exe+0x"*";$lib+0x"*)
+		pass "chain$m: unsymbolized stack carries readelf's build-ids" ;;
+	*)	fail "chain$m: unsymbolized stack carries readelf's build-ids"
+		echo "#   $top" ;;
+	esac
+	$S paths /tmp/r$m.cap >/tmp/p$m.txt
+	sed 's/^/# /' /tmp/p$m.txt
+	check "chain$m: capture maps $exe to its file" \
+		grep -qx "$exe /stackid/chain$m" /tmp/p$m.txt
+	check "chain$m: capture maps $lib to its file" \
+		grep -qx "$lib /stackid/libchain$m.so" /tmp/p$m.txt
+done
+rmmod stackid
