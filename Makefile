@@ -5,6 +5,7 @@
 #   make                 module against /lib/modules/$(uname -r)/build,
 #                        plus the user-space tools
 #   make KVER=<version>  module against another installed kernel
+#   make demo            boot a VM with the module, profile a demo workload
 #   make check           host unit tests + the VM suite on every kernel line
 #   make unit            host unit tests only
 #   make bench           benchmark figures (in the VM)
@@ -22,7 +23,7 @@ WARN := -Wall -Wextra -Werror
 UCFLAGS := $(CFLAGS) $(WARN) -Iinclude -Isrc -DSTACKID_VERSION='"$(VERSION)"'
 B := build
 
-.PHONY: all module user guest unit check bench clean module-clean
+.PHONY: all module user guest unit check bench demo clean module-clean
 
 all: module user
 
@@ -50,7 +51,8 @@ FP := -O0 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
 GP := test/guest/progs
 GUEST_BINS := $(G)/sidcheck $(G)/chain64 $(G)/chain32 $(G)/garbage \
 	$(G)/libchain64.so $(G)/libchain32.so \
-	$(G)/bid8 $(G)/bid16 $(G)/bid20 $(G)/bidfar $(G)/deep
+	$(G)/bid8 $(G)/bid16 $(G)/bid20 $(G)/bidfar $(G)/deep \
+	$(G)/libdemo.so $(G)/demo_app
 guest: $(GUEST_BINS) $(G)/expect
 
 $(G):
@@ -65,6 +67,11 @@ $(G)/libchain%.so: $(GP)/chain_lib.c | $(G)
 $(G)/chain%: $(GP)/chain_main.c $(G)/libchain%.so
 	$(CC) -m$* $(FP) -fPIE -pie -Wl,--build-id=sha1 -Wl,-rpath,/stackid \
 		-o $@ $< -L$(G) -lchain$*
+# The demo workload (make demo): an executable and a shared library.
+$(G)/libdemo.so: $(GP)/demo_lib.c | $(G)
+	$(CC) $(FP) -fPIC -shared -o $@ $<
+$(G)/demo_app: $(GP)/demo_app.c $(G)/libdemo.so
+	$(CC) $(FP) -fPIE -pie -Wl,-rpath,/stackid -o $@ $< -L$(G) -ldemo
 $(G)/deep: $(GP)/deep.c | $(G)
 	$(CC) $(FP) -o $@ $<
 $(G)/garbage: $(GP)/garbage.c | $(G)
@@ -111,6 +118,11 @@ unit: $(UNIT_BINS)
 
 check:
 	@test/check.sh
+
+# Boot a VM with the DKMS-built module, profile a demo workload, print the
+# hottest symbolized stacks.
+demo:
+	@test/demo.sh
 
 # Figures, not tests: per-sample cost, cache hit rate, valid-frame rate
 # (in the VM), and the reader's records per second.
