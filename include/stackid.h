@@ -82,6 +82,7 @@ enum stackid_record_type {
 #define STACKID_SF_USER		(1U << 0)	/* interrupted in user mode */
 #define STACKID_SF_TRUNCATED	(1U << 1)	/* depth limit hit */
 #define STACKID_SF_COMPAT	(1U << 2)	/* 32-bit task */
+#define STACKID_SF_DEFERRED	(1U << 3)	/* finished in task context */
 
 /*
  * Every record starts with this header. size is the whole record in
@@ -137,7 +138,9 @@ struct stackid_build_id_path {
 
 /*
  * Statistics counters: the index into stackid_stats.counters. At any
- * quiescent point, SAMPLES == DELIVERED + the sum of all DROP_* counters.
+ * quiescent point (no sample waiting for its task to return to user
+ * space: DEFERRED == DEFERRED_DONE), SAMPLES == DELIVERED + the sum of
+ * all DROP_* counters. Frames count once each, in their final state.
  * New counters are only ever appended.
  */
 enum stackid_stat {
@@ -154,6 +157,9 @@ enum stackid_stat {
 	STACKID_STAT_BIDCACHE_MISS,	/* build-id cache misses */
 	STACKID_STAT_PATHS,		/* build-id path records written */
 	STACKID_STAT_PATHS_DROPPED,	/* path records lost: ring full */
+	STACKID_STAT_DEFERRED,		/* samples handed to task context */
+	STACKID_STAT_DEFERRED_DONE,	/* ... and finished there */
+	STACKID_STAT_DEFER_NO_SLOT,	/* could not be handed over */
 	/* frames left as raw IP, by enum stackid_ip_reason (0 unused) */
 	STACKID_STAT_IP_FIRST,
 	STACKID_STAT_NR = STACKID_STAT_IP_FIRST + STACKID_IP_NR_REASONS

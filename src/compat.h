@@ -11,6 +11,9 @@
 #include <linux/pagemap.h>
 #include <linux/fs.h>
 #include <linux/err.h>
+#include <linux/sched.h>
+#include <linux/task_work.h>
+#include <linux/preempt.h>
 
 /*
  * The folio at @index if it is in the page cache, without I/O, locks or
@@ -46,6 +49,24 @@ static inline bool stackid_mapping_inaccessible(struct address_space *m)
 	return mapping_inaccessible(m);
 #else
 	return false;
+#endif
+}
+
+/*
+ * Queue @work on the current task, to run before it returns to user
+ * space. From NMI that needs TWA_NMI_CURRENT (6.11+): the other modes may
+ * allocate (KASAN) or kick other CPUs. Older kernels get -EOPNOTSUPP in
+ * NMI, and the caller keeps what it has.
+ */
+static inline int stackid_task_work_add_current(struct callback_head *work)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
+	return task_work_add(current, work,
+			     in_nmi() ? TWA_NMI_CURRENT : TWA_RESUME);
+#else
+	if (in_nmi())
+		return -EOPNOTSUPP;
+	return task_work_add(current, work, TWA_RESUME);
 #endif
 }
 

@@ -44,7 +44,7 @@ static int stackid_cpu_online(unsigned int cpu)
 	ev = perf_event_create_kernel_counter(&attr, cpu, NULL,
 					      stackid_overflow, NULL);
 	if (IS_ERR(ev)) {
-		pr_err("cpu %u: cannot create %s event: %ld\n", cpu,
+		pr_err_ratelimited("cpu %u: cannot create %s event: %ld\n", cpu,
 		       stackid_param_cycles ? "cycles" : "cpu-clock",
 		       PTR_ERR(ev));
 		return PTR_ERR(ev);

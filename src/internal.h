@@ -9,6 +9,7 @@
  *   resolve.c  frame -> build-id + file offset, build-id cache
  *   ring.c     per-CPU single-producer record rings
  *   paths.c    build-id -> path records, from process context
+ *   defer.c    finishing samples in the sampled task's own context
  *   elfnote.c  ELF build-id note parser (pure, also built in user space)
  */
 #ifndef STACKID_INTERNAL_H
@@ -60,6 +61,8 @@ struct stackid_path_slot {
 };
 
 #define STACKID_PATH_SLOTS	16	/* per CPU */
+#define STACKID_DEFER_SLOTS	8	/* per CPU, at most BITS_PER_LONG */
+struct stackid_deferred;
 
 /*
  * Everything one CPU's sampler touches. Only that CPU writes it, from the
@@ -76,6 +79,9 @@ struct stackid_cpu {
 	struct irq_work path_irq_work;	/* schedule the path work item */
 	struct stackid_path_slot path_slots[STACKID_PATH_SLOTS];
 	struct stackid_bid_entry bid_tmp; /* resolved, not cached yet */
+	/* samples waiting for their task's own context (defer.c) */
+	unsigned long defer_busy;	/* bit i: defer[i] in use */
+	struct stackid_deferred *defer[STACKID_DEFER_SLOTS];
 	local64_t stats[STACKID_STAT_NR];
 	local64_t cost_sum;		/* handler ns, see stackid_cost */
 	local64_t cost[STACKID_COST_BUCKETS];
@@ -120,6 +126,16 @@ static inline void stackid_stat_add(struct stackid_cpu *c, int i, long v)
 	local64_add(v, &c->stats[i]);
 }
 
+/* Count on the current CPU from process context. */
+static inline void stackid_stat_inc_here(int i)
+{
+	unsigned long flags;
+
+	local_irq_save(flags);
+	stackid_stat_inc(sid.cpus[smp_processor_id()], i);
+	local_irq_restore(flags);
+}
+
 /* ring.c */
 int stackid_ring_alloc(struct stackid_ring *r, int cpu, u32 size);
 void stackid_ring_free(struct stackid_ring *r);
@@ -140,8 +156,24 @@ void stackid_overflow(struct perf_event *event,
 void stackid_wake_fn(struct irq_work *work);
 
 /* resolve.c */
-void stackid_resolve(struct stackid_cpu *c, struct mm_struct *mm,
+bool stackid_resolve(struct stackid_cpu *c, struct mm_struct *mm,
 		     struct stackid_frame *frames, unsigned int n);
+void stackid_count_frames(struct stackid_cpu *c,
+			  const struct stackid_frame *f, unsigned int n);
+struct stackid_found {
+	struct file *file;
+	u8 len;
+	u8 id[STACKID_BUILD_ID_SIZE];
+};
+void stackid_resolve_task(struct mm_struct *mm, struct stackid_frame *f,
+			  unsigned int n, struct stackid_found *found,
+			  unsigned int *nfound);
+
+/* defer.c */
+int stackid_defer_alloc(struct stackid_cpu *c);
+void stackid_defer_free(struct stackid_cpu *c);
+bool stackid_defer(struct stackid_cpu *c, const struct stackid_sample *s,
+		   struct mm_struct *mm);
 void stackid_unlock_fn(struct irq_work *work);
 
 /* paths.c */
@@ -150,6 +182,9 @@ bool stackid_paths_park(struct stackid_cpu *c, struct file *file,
 void stackid_paths_irq_fn(struct irq_work *work);
 void stackid_paths_reset(void);
 void stackid_paths_flush(void);
+void stackid_paths_report(struct file *file, const u8 *id, u8 len);
+bool stackid_write_here(const void *rec, u32 size, int ok_stat,
+			int fail_stat);
 
 /* dev.c */
 int stackid_dev_init(void);

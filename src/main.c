@@ -104,6 +104,7 @@ static void stackid_free_cpus(void)
 		if (!sid.cpus[cpu])
 			continue;
 		stackid_ring_free(&sid.cpus[cpu]->ring);
+		stackid_defer_free(sid.cpus[cpu]);
 		kfree(sid.cpus[cpu]);
 	}
 	kfree(sid.cpus);
@@ -129,6 +130,8 @@ static int stackid_alloc_cpus(void)
 		init_irq_work(&c->path_irq_work, stackid_paths_irq_fn);
 		ret = stackid_ring_alloc(&c->ring, cpu,
 					 stackid_param_ring_kb * 1024);
+		if (!ret)
+			ret = stackid_defer_alloc(c);
 		if (ret)
 			return ret;
 	}

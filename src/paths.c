@@ -93,11 +93,20 @@ static bool stackid_seen(const u8 *id, u8 len)
 	return false;
 }
 
-/*
- * Write one path record into this CPU's ring, excluding its sampler, and
- * count it; a NULL @rec only counts a loss.
+/**
+ * stackid_write_here - write a record from process context
+ * @rec: the record, or NULL to count a loss only
+ * @size: its size
+ * @ok_stat: counter for a written record
+ * @fail_stat: counter for a full ring (or a NULL @rec)
+ *
+ * Writes into the ring of the CPU it runs on, with interrupts off and the
+ * CPU's busy flag set, so that CPU's sampler, the ring's only other
+ * producer, cannot interleave: an NMI sample arriving meanwhile sees busy
+ * and counts itself nested.
  */
-static void stackid_emit(struct stackid_build_id_path *rec)
+bool stackid_write_here(const void *rec, u32 size, int ok_stat,
+			int fail_stat)
 {
 	struct stackid_cpu *c;
 	unsigned long flags;
@@ -105,15 +114,20 @@ static void stackid_emit(struct stackid_build_id_path *rec)
 
 	local_irq_save(flags);
 	c = sid.cpus[smp_processor_id()];
-	/* an NMI sample arriving now sees busy and counts itself nested */
 	WRITE_ONCE(c->busy, 1);
 	barrier();
-	ok = rec && stackid_ring_write(&c->ring, rec, rec->hdr.size);
-	stackid_stat_inc(c, ok ? STACKID_STAT_PATHS :
-				 STACKID_STAT_PATHS_DROPPED);
+	ok = rec && stackid_ring_write(&c->ring, rec, size);
+	stackid_stat_inc(c, ok ? ok_stat : fail_stat);
 	barrier();
 	WRITE_ONCE(c->busy, 0);
 	local_irq_restore(flags);
+	return ok;
+}
+
+static void stackid_emit(struct stackid_build_id_path *rec)
+{
+	stackid_write_here(rec, rec ? rec->hdr.size : 0, STACKID_STAT_PATHS,
+			   STACKID_STAT_PATHS_DROPPED);
 }
 
 static void stackid_report_file(struct stackid_build_id_path *rec,
@@ -179,6 +193,27 @@ static void stackid_paths_fn(struct work_struct *work)
 	kfree(rec);
 	kfree(buf);
 	wake_up_interruptible(&sid.wq);
+}
+
+/*
+ * Process context: a path record for @file unless @id was reported since
+ * the last enable.
+ */
+void stackid_paths_report(struct file *file, const u8 *id, u8 len)
+{
+	struct stackid_build_id_path *rec;
+	char *buf;
+
+	buf = kmalloc(PATH_MAX, GFP_KERNEL);
+	rec = kmalloc(STACKID_RECORD_MAX + 8, GFP_KERNEL);
+	mutex_lock(&stackid_paths_lock);
+	if (buf && rec)
+		stackid_report_file(rec, buf, file, id, len);
+	else if (!stackid_seen(id, len))
+		stackid_emit(NULL);
+	mutex_unlock(&stackid_paths_lock);
+	kfree(rec);
+	kfree(buf);
 }
 
 /* A new session: every build-id gets its path record again. */

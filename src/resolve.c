@@ -25,6 +25,7 @@
 #include <linux/hash.h>
 #include <linux/magic.h>
 #include <linux/pagemap.h>
+#include <linux/file.h>
 
 #include "internal.h"
 #include "compat.h"
@@ -146,14 +147,32 @@ stackid_vma_build_id(struct stackid_cpu *c, struct vm_area_struct *vma,
 	return e;
 }
 
-static void stackid_fail_all(struct stackid_cpu *c, struct stackid_frame *f,
-			     unsigned int n, int reason)
+static void stackid_fail_all(struct stackid_frame *f, unsigned int n,
+			     int reason)
 {
 	unsigned int i;
 
 	for (i = 0; i < n; i++)
 		f[i].reason = reason;
-	stackid_stat_add(c, STACKID_STAT_IP_FIRST + reason, n);
+}
+
+/* Reasons that may go away in the task's own context. */
+static bool stackid_retryable(int reason)
+{
+	return reason == STACKID_IP_MM_BUSY ||
+	       reason == STACKID_IP_UNLOCK_BUSY ||
+	       reason == STACKID_IP_PAGE_ABSENT ||
+	       reason == STACKID_IP_NOTE_FAR;
+}
+
+static void stackid_set_valid(struct stackid_frame *f,
+			      struct vm_area_struct *vma, const u8 *id, u8 len)
+{
+	f->status = STACKID_FRAME_VALID;
+	f->reason = STACKID_IP_NONE;
+	f->build_id_len = len;
+	memcpy(f->build_id, id, len);
+	f->addr = ((u64)vma->vm_pgoff << PAGE_SHIFT) + f->addr - vma->vm_start;
 }
 
 /**
@@ -164,29 +183,33 @@ static void stackid_fail_all(struct stackid_cpu *c, struct stackid_frame *f,
  * @n: number of frames
  *
  * Runs in the overflow handler, interrupts off. Frames that cannot be
- * resolved keep their address and get a reason; everything is counted.
+ * resolved keep their address and get a reason. Returns true if some
+ * frame failed for a reason the task's own context may not have (see
+ * stackid_resolve_task()). Frames are counted by stackid_count_frames()
+ * once final.
  */
-void stackid_resolve(struct stackid_cpu *c, struct mm_struct *mm,
+bool stackid_resolve(struct stackid_cpu *c, struct mm_struct *mm,
 		     struct stackid_frame *f, unsigned int n)
 {
 	struct vm_area_struct *vma = NULL;
 	struct stackid_bid_entry *e = NULL;
 	int reason = STACKID_IP_NO_VMA;
-	unsigned int i, valid = 0;
+	bool retry = false;
+	unsigned int i;
 
 	if (!n)
-		return;
+		return false;
 	if (!READ_ONCE(stackid_param_resolve)) {
-		stackid_fail_all(c, f, n, STACKID_IP_RESOLVE_OFF);
-		return;
+		stackid_fail_all(f, n, STACKID_IP_RESOLVE_OFF);
+		return false;
 	}
 	if (irq_work_is_busy(&c->unlock_work)) {
-		stackid_fail_all(c, f, n, STACKID_IP_UNLOCK_BUSY);
-		return;
+		stackid_fail_all(f, n, STACKID_IP_UNLOCK_BUSY);
+		return true;
 	}
 	if (!mmap_read_trylock(mm)) {
-		stackid_fail_all(c, f, n, STACKID_IP_MM_BUSY);
-		return;
+		stackid_fail_all(f, n, STACKID_IP_MM_BUSY);
+		return true;
 	}
 	for (i = 0; i < n; i++) {
 		unsigned long ip = f[i].addr;
@@ -200,17 +223,11 @@ void stackid_resolve(struct stackid_cpu *c, struct mm_struct *mm,
 		}
 		if (!e) {
 			f[i].reason = reason;
-			stackid_stat_inc(c, STACKID_STAT_IP_FIRST + reason);
+			retry |= stackid_retryable(reason);
 			continue;
 		}
-		f[i].status = STACKID_FRAME_VALID;
-		f[i].build_id_len = e->len;
-		memcpy(f[i].build_id, e->id, e->len);
-		f[i].addr = ((u64)vma->vm_pgoff << PAGE_SHIFT) + ip -
-			    vma->vm_start;
-		valid++;
+		stackid_set_valid(&f[i], vma, e->id, e->len);
 	}
-	stackid_stat_add(c, STACKID_STAT_FRAMES_VALID, valid);
 
 	if (irqs_disabled()) {
 		/*
@@ -223,4 +240,126 @@ void stackid_resolve(struct stackid_cpu *c, struct mm_struct *mm,
 	} else {
 		mmap_read_unlock(mm);
 	}
+	return retry;
+}
+
+/* Count final frames: valid, or raw IP by reason. */
+void stackid_count_frames(struct stackid_cpu *c,
+			  const struct stackid_frame *f, unsigned int n)
+{
+	unsigned int i, valid = 0;
+
+	for (i = 0; i < n; i++) {
+		if (f[i].status == STACKID_FRAME_VALID)
+			valid++;
+		else
+			stackid_stat_inc(c, STACKID_STAT_IP_FIRST +
+					    f[i].reason);
+	}
+	stackid_stat_add(c, STACKID_STAT_FRAMES_VALID, valid);
+}
+
+/* Page-cache reader for the ELF parser, any offset, no I/O. */
+static int stackid_cache_read(void *ctx, u64 off, void *buf, u32 len)
+{
+	struct file *file = ctx;
+	loff_t isize = i_size_read(file_inode(file));
+	u8 *dst = buf;
+
+	if (off > isize || len > isize - off)
+		return -ERANGE;
+	while (len) {
+		struct folio *folio;
+		size_t in, n;
+		void *src;
+
+		folio = stackid_cached_folio(file->f_mapping,
+					     off >> PAGE_SHIFT);
+		if (!folio)
+			return -EAGAIN;
+		if (!folio_test_uptodate(folio)) {
+			folio_put(folio);
+			return -EAGAIN;
+		}
+		in = off - folio_pos(folio);
+		n = min_t(size_t, len, PAGE_SIZE - offset_in_page(in));
+		src = kmap_local_folio(folio, in);
+		memcpy(dst, src, n);
+		kunmap_local(src);
+		folio_put(folio);
+		dst += n;
+		off += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/**
+ * stackid_resolve_task - finish resolution in the sampled task's context
+ * @mm: the task's mm, the one the frames were sampled in
+ * @f: frames as stackid_resolve() left them
+ * @n: number of frames
+ * @found: out: referenced files whose build-id was found here, with the
+ *	build-id, for path records (the caller reports and puts them)
+ * @nfound: in: room in @found; out: entries filled
+ *
+ * Process context, before the task returns to user space: the mm is
+ * still only trylocked, but the unlock may happen here, and the whole
+ * file's page cache (not only its first page) may be read, still
+ * without I/O.
+ */
+void stackid_resolve_task(struct mm_struct *mm, struct stackid_frame *f,
+			  unsigned int n, struct stackid_found *found,
+			  unsigned int *nfound)
+{
+	struct stackid_elf_src src = { .read = stackid_cache_read };
+	unsigned int i, room = *nfound;
+	u8 id[STACKID_BUILD_ID_SIZE];
+	u32 len;
+	int err;
+
+	*nfound = 0;
+	if (!mmap_read_trylock(mm))
+		return;
+	for (i = 0; i < n; i++) {
+		struct vm_area_struct *vma;
+		int reason;
+
+		if (f[i].status != STACKID_FRAME_IP ||
+		    !stackid_retryable(f[i].reason))
+			continue;
+		vma = vma_lookup(mm, f[i].addr);
+		if (!vma) {
+			f[i].reason = STACKID_IP_NO_VMA;
+			continue;
+		}
+		if (!vma->vm_file) {
+			f[i].reason = STACKID_IP_NO_FILE;
+			continue;
+		}
+		if (!stackid_file_readable(vma->vm_file, &reason)) {
+			f[i].reason = reason;
+			continue;
+		}
+		src.ctx = vma->vm_file;
+		err = stackid_elf_build_id(&src, id, &len);
+		if (err == -EAGAIN) {
+			f[i].reason = STACKID_IP_PAGE_ABSENT;
+			continue;
+		}
+		if (err) {
+			f[i].reason = err == -ENOENT ? STACKID_IP_NO_BUILD_ID :
+						       STACKID_IP_NOT_ELF;
+			continue;
+		}
+		stackid_set_valid(&f[i], vma, id, len);
+		if (*nfound < room &&
+		    (!*nfound || found[*nfound - 1].file != vma->vm_file)) {
+			found[*nfound].file = get_file(vma->vm_file);
+			found[*nfound].len = len;
+			memcpy(found[*nfound].id, id, len);
+			(*nfound)++;
+		}
+	}
+	mmap_read_unlock(mm);
 }

@@ -173,10 +173,12 @@ void stackid_overflow(struct perf_event *event,
 	}
 	if (truncated)
 		stackid_stat_inc(c, STACKID_STAT_TRUNCATED);
-	stackid_resolve(c, task->mm, s->frames, n);
-
 	size = sizeof(*s) + n * sizeof(s->frames[0]);
 	s->hdr.size = size;
+	if (stackid_resolve(c, task->mm, s->frames, n) &&
+	    stackid_defer(c, s, task->mm))
+		goto out;	/* delivered or dropped by its task */
+	stackid_count_frames(c, s->frames, n);
 	if (!stackid_ring_write(&c->ring, s, size)) {
 		stackid_stat_inc(c, STACKID_STAT_DROP_RING_FULL);
 		goto out;

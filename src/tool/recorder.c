@@ -317,6 +317,15 @@ static int loop(struct rec *r, const sigset_t *waitmask)
 	}
 }
 
+/* Samples deferred to their task and not delivered (or dropped) yet. */
+static uint64_t in_flight(const struct stackid_stats *st)
+{
+	if (st->nr <= STACKID_STAT_DEFERRED_DONE)
+		return 0;
+	return st->counters[STACKID_STAT_DEFERRED] -
+	       st->counters[STACKID_STAT_DEFERRED_DONE];
+}
+
 static void print_stats(struct rec *r, const struct stackid_stats *st)
 {
 	uint64_t drops = 0, c;
@@ -341,10 +350,18 @@ static void print_stats(struct rec *r, const struct stackid_stats *st)
 		uint64_t s = st->counters[STACKID_STAT_SAMPLES];
 		uint64_t d = st->counters[STACKID_STAT_DELIVERED];
 
+		uint64_t f = in_flight(st);
+		bool ok = s == d + drops + f;
+
 		fprintf(r->err, "  %-24s %12s  samples %" PRIu64 " %s "
-			"delivered %" PRIu64 " + dropped %" PRIu64 "\n",
-			"accounting", s == d + drops ? "ok" : "BROKEN", s,
-			s == d + drops ? "==" : "!=", d, drops);
+			"delivered %" PRIu64 " + dropped %" PRIu64 "%s\n",
+			"accounting", ok ? (f ? "in flight" : "ok") : "BROKEN",
+			s, ok ? "==" : "!=", d, drops,
+			f ? " + still in their task's context" : "");
+		if (f)
+			fprintf(r->err, "  %-24s %12" PRIu64 "  samples whose "
+				"task has not returned to user space yet\n",
+				"in flight", f);
 		if (r->samples != d)
 			fprintf(r->err, "  %-24s %12s  %" PRIu64 " samples "
 				"read, %" PRIu64 " delivered\n", "samples read",
@@ -414,7 +431,7 @@ int record_run(const struct record_opts *o, const struct sysops *ops,
 		.status = o->status < 0 ? isatty(fileno(err)) : o->status,
 	};
 	double secs;
-	int ret;
+	int ret, i;
 
 	ret = dev_open(&r);
 	if (ret)
@@ -439,6 +456,20 @@ int record_run(const struct record_opts *o, const struct sysops *ops,
 		ret = drain(&r, false);
 	if (!ret)
 		ret = xioctl(&r, STACKID_IOC_GET_STATS, &st, "GET_STATS");
+	/*
+	 * Samples handed to their task's own context arrive once the task
+	 * returns to user space, normally within a tick: wait up to a
+	 * second for them, so that the capture is complete.
+	 */
+	for (i = 0; !ret && i < 50 && in_flight(&st); i++) {
+		struct timespec ts = { 0, 20 * 1000 * 1000 };
+
+		nanosleep(&ts, NULL);
+		ret = drain(&r, false);
+		if (!ret)
+			ret = xioctl(&r, STACKID_IOC_GET_STATS, &st,
+				     "GET_STATS");
+	}
 	secs = (now_ns() - r.start) / 1e9;
 	if (r.out >= 0 && r.out != STDOUT_FILENO && close(r.out) < 0 && !ret)
 		ret = sys_fail(&r, r.out_name);

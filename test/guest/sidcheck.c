@@ -78,7 +78,14 @@ static int print_stats(int fd)
 	unsigned long long drops = 0;
 	unsigned int i;
 
-	xioctl(fd, STACKID_IOC_GET_STATS, &st, "GET_STATS");
+	/* deferred samples arrive when their task returns to user space */
+	for (i = 0; i < 100; i++) {
+		xioctl(fd, STACKID_IOC_GET_STATS, &st, "GET_STATS");
+		if (st.counters[STACKID_STAT_DEFERRED] ==
+		    st.counters[STACKID_STAT_DEFERRED_DONE])
+			break;
+		usleep(10000);
+	}
 	for (i = 0; i < st.nr && i < STACKID_STAT_NR; i++) {
 		printf("stat %s %llu\n", stackid_stat_name(i),
 		       (unsigned long long)st.counters[i]);
@@ -132,6 +139,7 @@ static int cmd_record(int argc, char **argv)
 	const char *outpath = NULL;
 	long long end;
 	long n = 0;
+	int ret;
 	FILE *out;
 	char *buf;
 	int fd, c;
@@ -168,9 +176,11 @@ static int cmd_record(int argc, char **argv)
 	}
 	xioctl(fd, STACKID_IOC_DISABLE, NULL, "DISABLE");
 	n += drain(fd, out, buf, bufsz);
+	ret = print_stats(fd);	/* waits for deferred samples */
+	n += drain(fd, out, buf, bufsz);
 	fclose(out);
 	printf("records %ld\n", n);
-	print_stats(fd);
+	(void)ret;
 	close(fd);
 	return 0;
 }

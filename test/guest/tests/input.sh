@@ -16,3 +16,11 @@ check "bad module parameter refused: max_depth=0" \
 	sh -c '! modprobe stackid max_depth=0'
 check "bad module parameter refused: ring_kb=100" \
 	sh -c '! modprobe stackid ring_kb=100'
+
+# Hardware cycles where no PMU exists (QEMU TCG): enabling fails cleanly
+# with the error perf gave, and the module keeps working.
+modprobe stackid cycles=1
+check "cycles=1 without a PMU: enable fails" sh -c "! $S enable-idle 100"
+echo N >/sys/module/stackid/parameters/cycles
+check "cycles=0 again: enable works" $S enable-idle 100
+rmmod stackid
