@@ -48,10 +48,8 @@ struct stackid_deferred {
 
 #define STACKID_DEFER_FILES	8	/* path records per deferred sample */
 
-static void stackid_defer_fn(struct callback_head *work)
+static void stackid_defer_finish(struct stackid_deferred *d)
 {
-	struct stackid_deferred *d = container_of(work, struct stackid_deferred,
-						  work);
 	struct stackid_sample *s = &d->rec.sample;
 	struct stackid_found found[STACKID_DEFER_FILES];
 	unsigned int nfound = ARRAY_SIZE(found), i;
@@ -81,7 +79,18 @@ static void stackid_defer_fn(struct callback_head *work)
 	/* the slot goes back to its CPU's sampler */
 	smp_mb__before_atomic();
 	clear_bit(d->slot, &d->owner->defer_busy);
-	/* last: the module may go away once this reference is dropped */
+}
+
+/*
+ * The task_work callback. The module reference taken when the work was
+ * queued is dropped last, as a tail call: module_put() then returns
+ * straight to task_work_run(), not into this module's text, which may be
+ * gone by then.
+ */
+static void stackid_defer_fn(struct callback_head *work)
+{
+	stackid_defer_finish(container_of(work, struct stackid_deferred,
+					  work));
 	module_put(THIS_MODULE);
 }
 

@@ -23,6 +23,7 @@
  *   sidcheck hold MS            keep the device open for MS ms
  *   sidcheck dump FILE          text dump of records
  *   sidcheck paths FILE         build-id -> path records of a capture
+ *   sidcheck flipbid FILE HEX   rewrite FILE's build-id HEX in place
  *   sidcheck cost               handler cost per sample (bench)
  *   sidcheck frames FILE PID    frames per sample, % valid (bench; 0: all)
  */
@@ -236,6 +237,7 @@ static int cmd_chain(int argc, char **argv)
 	struct expect ex[16];
 	unsigned int nex = 0, pid, minpct, i;
 	unsigned long total = 0, match = 0, badtid = 0, badcomm = 0;
+	unsigned long others = 0, user = 0;
 	unsigned long firstbad[16] = { 0 };
 	struct stackid_sample *s;
 	size_t len, off;
@@ -258,9 +260,13 @@ static int cmd_chain(int argc, char **argv)
 			nex++;
 	fclose(f);
 	for_each_sample(s, buf, len, off) {
-		if (s->tgid != pid)
+		if (s->tgid != pid) {
+			others++;
 			continue;
+		}
 		total++;
+		if (s->flags & STACKID_SF_USER)
+			user++;
 		if (s->tid != pid)
 			badtid++;
 		if (strncmp(s->comm, comm, sizeof(s->comm)))
@@ -296,6 +302,12 @@ static int cmd_chain(int argc, char **argv)
 	       nex, minpct, total, total ? match * 100 / total : 0);
 	printf("%sok - tid and comm of every sample (%lu bad tid, %lu bad comm)\n",
 	       total && !badtid && !badcomm ? "" : "not ", badtid, badcomm);
+	/* recorded with -p PID: the filter lets nothing else through */
+	printf("%sok - tgid filter: no sample of another process (%lu)\n",
+	       others ? "not " : "", others);
+	/* a spinner is mostly interrupted in user mode */
+	printf("%sok - user-mode flag on most samples (%lu of %lu)\n",
+	       user * 2 > total ? "" : "not ", user, total);
 	return 0;
 }
 
@@ -581,6 +593,37 @@ static int cmd_paths(int argc, char **argv)
 	return 0;
 }
 
+/*
+ * Rewrite a file's build-id in place: find the bytes HEX in FILE, flip
+ * the first one, write it back (the mtime changes). Prints the new hex.
+ */
+static int cmd_flipbid(int argc, char **argv)
+{
+	unsigned char id[20];
+	unsigned int i, n;
+	size_t len;
+	char *buf, *p, h[41];
+	FILE *f;
+
+	if (argc != 3 || strlen(argv[2]) % 2 || strlen(argv[2]) > 40)
+		return 2;
+	n = strlen(argv[2]) / 2;
+	for (i = 0; i < n; i++)
+		sscanf(argv[2] + 2 * i, "%2hhx", &id[i]);
+	buf = load(argv[1], &len);
+	p = memmem(buf, len, id, n);
+	if (!p)
+		return 3;
+	id[0] ^= 0xff;
+	f = fopen(argv[1], "r+");
+	if (!f || fseek(f, p - buf, SEEK_SET) || fwrite(id, 1, 1, f) != 1 ||
+	    fclose(f))
+		return 2;
+	hex(id, n, h);
+	printf("%s\n", h);
+	return 0;
+}
+
 /* Per-sample handler cost from the module: count, mean, median, p99. */
 static int cmd_cost(int fd)
 {
@@ -650,6 +693,8 @@ int main(int argc, char **argv)
 		return cmd_dump(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "errors"))
 		return cmd_errors();
+	if (!strcmp(argv[1], "flipbid"))
+		return cmd_flipbid(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "paths"))
 		return cmd_paths(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "frames"))

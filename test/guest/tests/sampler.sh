@@ -38,6 +38,22 @@ check "resolve=N: raw IPs only, nothing deferred" \
 	test "$(counter /tmp/bidfar-off.out deferred)" = 0 -a \
 	"$(counter /tmp/bidfar-off.out frames_valid)" = 0
 
+# The build-id cache notices a rewritten file: flip a byte of a mapped
+# library's build-id in place and the next samples carry the new one.
+mkdir -p /tmp/lx
+cp /stackid/libchain64.so /tmp/lx/
+export LD_LIBRARY_PATH=/tmp/lx
+spawn /stackid/chain64
+unset LD_LIBRARY_PATH
+lib=$(sed -n 's/^lib_spin \([0-9a-f]*\) .*/\1/p' /stackid/expect/chain64)
+record /tmp/lx1 -F 199 -p "$pid" -d 1000
+$S buildid /tmp/lx1.rec "$pid" "$lib" 80
+new=$($S flipbid /tmp/lx/libchain64.so "$lib")
+record /tmp/lx2 -F 199 -p "$pid" -d 1000
+echo "# rewritten build-id: $lib -> $new"
+$S buildid /tmp/lx2.rec "$pid" "$new" 80
+kill "$pid"
+
 # Unfiltered: idle and kernel-thread samples are counted, not walked.
 record /tmp/all -F 99 -d 1000
 nomm=$(counter /tmp/all.out dropped_no_mm)
