@@ -12,6 +12,8 @@ figures() {	# LABEL RECFILE PID: frames, cost and fallback reasons
 	echo "# bench $1: $c"
 	echo "# bench $1: bidcache hit $hit miss $miss" \
 		"($(awk -v h="$hit" -v m="$miss" 'BEGIN { if (h + m) printf "%.1f%%", 100 * h / (h + m) }'))"
+	echo "# bench $1: samples finished in task context:" \
+		"$(counter "$2.out" deferred)"
 	grep '^stat frames_ip_[a-z_]* [1-9]' "$2.out" |
 		sed "s/^stat /# bench $1: fallback /"
 }
