@@ -30,9 +30,11 @@ all: module user
 module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
+# kbuild's own clean where the kernel tree exists; the same by hand where
+# it does not (e.g. headers of the running kernel not installed).
 module-clean:
-	$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null || \
-		rm -f src/*.o src/.*.cmd .*.cmd *.ko *.mod *.mod.c *.o \
+	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null
+	rm -f src/*.o src/.*.cmd .*.cmd *.ko *.mod *.mod.c *.o .*.o \
 		Module.symvers modules.order
 
 # User-space tools and host tests are added as they come.
