@@ -111,7 +111,7 @@ $(B)/test_elfnote: test/unit/test_elfnote.c src/elfnote.c src/elfnote.h | $(B)
 
 # Each entry is one command whose TAP output is counted.
 UNIT_RUNS := "sh test/unit/elfnote-fixtures.sh $(B)/elfnote-fixtures | \
-	xargs $(B)/test_elfnote"
+	xargs $(B)/test_elfnote" test/checkpatch.sh
 
 include src/tool/tool.mk
 

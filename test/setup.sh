@@ -60,4 +60,17 @@ while read -r name hdr img; do
 	fi
 	echo "setup: kernel line $name: $kver ($imgpkg)"
 done < <(kernel_lines)
+# checkpatch.pl and its data files, for the style check in make check.
+cp_dir=$STACKID_CACHE/checkpatch
+if [ ! -f "$cp_dir/scripts/checkpatch.pl" ]; then
+	rm -rf "$cp_dir.tmp"
+	mkdir -p "$cp_dir.tmp"
+	tar -xJf /usr/src/linux-source-6.12.tar.xz -C "$cp_dir.tmp" \
+		--strip-components=1 \
+		linux-source-6.12/scripts/checkpatch.pl \
+		linux-source-6.12/scripts/spelling.txt \
+		linux-source-6.12/scripts/const_structs.checkpatch
+	rm -rf "$cp_dir"
+	mv "$cp_dir.tmp" "$cp_dir"
+fi
 echo "setup: done"
