@@ -105,6 +105,13 @@ static __poll_t stackid_poll(struct file *file, poll_table *wait)
 	return stackid_readable() ? EPOLLIN | EPOLLRDNORM : 0;
 }
 
+/* A CPU argument: a possible CPU, or STACKID_ALL_CPUS. */
+static bool stackid_cpu_arg_ok(u32 cpu)
+{
+	return cpu == STACKID_ALL_CPUS ||
+	       (cpu < nr_cpu_ids && cpu_possible(cpu));
+}
+
 static long stackid_get_stats(void __user *arg)
 {
 	struct stackid_stats st;
@@ -112,8 +119,7 @@ static long stackid_get_stats(void __user *arg)
 
 	if (copy_from_user(&st.cpu, arg, sizeof(st.cpu)))
 		return -EFAULT;
-	if (st.cpu != STACKID_ALL_CPUS &&
-	    (st.cpu >= nr_cpu_ids || !cpu_possible(st.cpu)))
+	if (!stackid_cpu_arg_ok(st.cpu))
 		return -EINVAL;
 	memset(st.counters, 0, sizeof(st.counters));
 	st.nr = STACKID_STAT_NR;
@@ -136,8 +142,7 @@ static long stackid_get_cost(void __user *arg)
 
 	if (get_user(want, (u32 __user *)arg))
 		return -EFAULT;
-	if (want != STACKID_ALL_CPUS &&
-	    (want >= nr_cpu_ids || !cpu_possible(want)))
+	if (!stackid_cpu_arg_ok(want))
 		return -EINVAL;
 	st = kzalloc(sizeof(*st), GFP_KERNEL);
 	if (!st)

@@ -95,10 +95,10 @@ static bool stackid_seen(const u8 *id, u8 len)
 
 /**
  * stackid_write_here - write a record from process context
- * @rec: the record, or NULL to count a loss only
+ * @rec: the record
  * @size: its size
  * @ok_stat: counter for a written record
- * @fail_stat: counter for a full ring (or a NULL @rec)
+ * @fail_stat: counter for a full ring
  *
  * Writes into the ring of the CPU it runs on, with interrupts off and the
  * CPU's busy flag set, so that CPU's sampler, the ring's only other
@@ -116,18 +116,12 @@ bool stackid_write_here(const void *rec, u32 size, int ok_stat,
 	c = sid.cpus[smp_processor_id()];
 	WRITE_ONCE(c->busy, 1);
 	barrier();
-	ok = rec && stackid_ring_write(&c->ring, rec, size);
+	ok = stackid_ring_write(&c->ring, rec, size);
 	stackid_stat_inc(c, ok ? ok_stat : fail_stat);
 	barrier();
 	WRITE_ONCE(c->busy, 0);
 	local_irq_restore(flags);
 	return ok;
-}
-
-static void stackid_emit(struct stackid_build_id_path *rec)
-{
-	stackid_write_here(rec, rec ? rec->hdr.size : 0, STACKID_STAT_PATHS,
-			   STACKID_STAT_PATHS_DROPPED);
 }
 
 static void stackid_report_file(struct stackid_build_id_path *rec,
@@ -153,46 +147,8 @@ static void stackid_report_file(struct stackid_build_id_path *rec,
 	rec->build_id_len = len;
 	rec->path_len = plen;
 	memcpy(rec->path, path, plen);
-	stackid_emit(rec);
-}
-
-static void stackid_paths_fn(struct work_struct *work)
-{
-	struct stackid_build_id_path *rec;
-	u8 id[STACKID_BUILD_ID_SIZE];
-	struct file *file;
-	char *buf;
-	int cpu, i;
-	u8 len;
-
-	buf = kmalloc(PATH_MAX, GFP_KERNEL);
-	rec = kmalloc(STACKID_RECORD_MAX + 8, GFP_KERNEL);
-	mutex_lock(&stackid_paths_lock);
-	for_each_possible_cpu(cpu) {
-		struct stackid_cpu *c = sid.cpus[cpu];
-
-		for (i = 0; i < STACKID_PATH_SLOTS; i++) {
-			struct stackid_path_slot *s = &c->path_slots[i];
-
-			/* pairs with the release in stackid_paths_park() */
-			file = smp_load_acquire(&s->file);
-			if (!file)
-				continue;
-			len = s->len;
-			memcpy(id, s->id, len);
-			/* give the slot back once its bytes are copied */
-			smp_store_release(&s->file, NULL);
-			if (buf && rec)
-				stackid_report_file(rec, buf, file, id, len);
-			else
-				stackid_emit(NULL);	/* count the loss */
-			fput(file);
-		}
-	}
-	mutex_unlock(&stackid_paths_lock);
-	kfree(rec);
-	kfree(buf);
-	wake_up_interruptible(&sid.wq);
+	stackid_write_here(rec, rec->hdr.size, STACKID_STAT_PATHS,
+			   STACKID_STAT_PATHS_DROPPED);
 }
 
 /*
@@ -210,10 +166,38 @@ void stackid_paths_report(struct file *file, const u8 *id, u8 len)
 	if (buf && rec)
 		stackid_report_file(rec, buf, file, id, len);
 	else if (!stackid_seen(id, len))
-		stackid_emit(NULL);
+		stackid_stat_inc_here(STACKID_STAT_PATHS_DROPPED);
 	mutex_unlock(&stackid_paths_lock);
 	kfree(rec);
 	kfree(buf);
+}
+
+static void stackid_paths_fn(struct work_struct *work)
+{
+	u8 id[STACKID_BUILD_ID_SIZE];
+	struct file *file;
+	int cpu, i;
+	u8 len;
+
+	for_each_possible_cpu(cpu) {
+		struct stackid_cpu *c = sid.cpus[cpu];
+
+		for (i = 0; i < STACKID_PATH_SLOTS; i++) {
+			struct stackid_path_slot *s = &c->path_slots[i];
+
+			/* pairs with the release in stackid_paths_park() */
+			file = smp_load_acquire(&s->file);
+			if (!file)
+				continue;
+			len = s->len;
+			memcpy(id, s->id, len);
+			/* give the slot back once its bytes are copied */
+			smp_store_release(&s->file, NULL);
+			stackid_paths_report(file, id, len);
+			fput(file);
+		}
+	}
+	wake_up_interruptible(&sid.wq);
 }
 
 /* A new session: every build-id gets its path record again. */

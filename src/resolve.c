@@ -38,17 +38,27 @@ void stackid_unlock_fn(struct irq_work *work)
 	mmap_read_unlock_non_owner(c->unlock_mm);
 }
 
-static bool stackid_file_readable(struct file *file, int *reason)
+/*
+ * The file behind @vma if its page cache may be read: a regular file on
+ * ordinary page cache. Else NULL, with *reason set.
+ */
+static struct file *stackid_vma_file(struct vm_area_struct *vma, int *reason)
 {
-	struct inode *inode = file_inode(file);
+	struct file *file = vma->vm_file;
+	struct inode *inode;
 
+	if (!file) {
+		*reason = STACKID_IP_NO_FILE;
+		return NULL;
+	}
+	inode = file_inode(file);
 	if (!S_ISREG(inode->i_mode) || IS_DAX(inode) ||
 	    inode->i_sb->s_magic == SECRETMEM_MAGIC ||
 	    stackid_mapping_inaccessible(file->f_mapping)) {
 		*reason = STACKID_IP_NOT_REGULAR;
-		return false;
+		return NULL;
 	}
-	return true;
+	return file;
 }
 
 /* Parse the build-id from the file's first folio, if cached and uptodate. */
@@ -95,17 +105,13 @@ static struct stackid_bid_entry *
 stackid_vma_build_id(struct stackid_cpu *c, struct vm_area_struct *vma,
 		     int *reason)
 {
-	struct file *file = vma->vm_file;
+	struct file *file = stackid_vma_file(vma, reason);
 	struct stackid_bid_entry *e, key;
 	struct timespec64 mtime;
 	struct inode *inode;
 	int r;
 
-	if (!file) {
-		*reason = STACKID_IP_NO_FILE;
-		return NULL;
-	}
-	if (!stackid_file_readable(file, reason))
+	if (!file)
 		return NULL;
 	inode = file_inode(file);
 	mtime = stackid_inode_mtime(inode);
@@ -323,6 +329,7 @@ void stackid_resolve_task(struct mm_struct *mm, struct stackid_frame *f,
 		return;
 	for (i = 0; i < n; i++) {
 		struct vm_area_struct *vma;
+		struct file *file;
 		int reason;
 
 		if (f[i].status != STACKID_FRAME_IP ||
@@ -333,15 +340,12 @@ void stackid_resolve_task(struct mm_struct *mm, struct stackid_frame *f,
 			f[i].reason = STACKID_IP_NO_VMA;
 			continue;
 		}
-		if (!vma->vm_file) {
-			f[i].reason = STACKID_IP_NO_FILE;
-			continue;
-		}
-		if (!stackid_file_readable(vma->vm_file, &reason)) {
+		file = stackid_vma_file(vma, &reason);
+		if (!file) {
 			f[i].reason = reason;
 			continue;
 		}
-		src.ctx = vma->vm_file;
+		src.ctx = file;
 		err = stackid_elf_build_id(&src, id, &len);
 		if (err == -EAGAIN) {
 			f[i].reason = STACKID_IP_PAGE_ABSENT;
@@ -354,8 +358,8 @@ void stackid_resolve_task(struct mm_struct *mm, struct stackid_frame *f,
 		}
 		stackid_set_valid(&f[i], vma, id, len);
 		if (*nfound < room &&
-		    (!*nfound || found[*nfound - 1].file != vma->vm_file)) {
-			found[*nfound].file = get_file(vma->vm_file);
+		    (!*nfound || found[*nfound - 1].file != file)) {
+			found[*nfound].file = get_file(file);
 			found[*nfound].len = len;
 			memcpy(found[*nfound].id, id, len);
 			(*nfound)++;
