@@ -55,7 +55,7 @@ GUEST_BINS := $(G)/sidcheck $(G)/chain64 $(G)/chain32 $(G)/garbage \
 	$(G)/libchain64.so $(G)/libchain32.so \
 	$(G)/bid8 $(G)/bid16 $(G)/bid20 $(G)/bidfar $(G)/deep \
 	$(G)/libdemo.so $(G)/demo_app
-guest: $(GUEST_BINS) $(G)/expect
+guest: $(GUEST_BINS) $(G)/expect $(B)/elfdeps
 
 $(G):
 	mkdir -p $@
@@ -106,16 +106,21 @@ $(G)/expect: $(GUEST_BINS) test/guest/expect.sh
 $(B):
 	mkdir -p $@
 
+# What a guest program needs at run time, from its ELF headers alone.
+$(B)/elfdeps: test/tools/elfdeps.c | $(B)
+	$(CC) $(UCFLAGS) -o $@ $< -lelf
+
 $(B)/test_elfnote: test/unit/test_elfnote.c src/elfnote.c src/elfnote.h | $(B)
 	$(CC) $(UCFLAGS) -Itest/unit -o $@ test/unit/test_elfnote.c src/elfnote.c
 
 # Each entry is one command whose TAP output is counted.
 UNIT_RUNS := "sh test/unit/elfnote-fixtures.sh $(B)/elfnote-fixtures | \
-	xargs $(B)/test_elfnote" test/checkpatch.sh
+	xargs $(B)/test_elfnote" test/checkpatch.sh \
+	"bash test/unit/test_elfdeps.sh" "bash test/unit/test_dkms_conf.sh"
 
 include src/tool/tool.mk
 
-unit: $(UNIT_BINS)
+unit: $(UNIT_BINS) guest
 	@test/run-unit.sh $(UNIT_RUNS)
 
 check:

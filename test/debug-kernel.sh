@@ -10,7 +10,7 @@
 # against (make -C DIR M=...), i.e. one more kernel line. See
 # test/DEBUG-KERNEL.md.
 #
-# Usage: test/debug-kernel.sh [--print-dir]
+# Usage: test/debug-kernel.sh [--print-dir [--cached]]
 #
 # The tree lives in $STACKID_CACHE/debug-kernel/KEY/, KEY a hash of the
 # package version, the fragment, the compiler and this recipe's version.
@@ -30,21 +30,23 @@ cache=${STACKID_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/stackid}/debug-kernel
 stamp_name=.stackid-build-complete
 
 usage() {
-	echo "usage: $0 [--print-dir]"
+	echo "usage: $0 [--print-dir [--cached]]"
 	echo "  Build the cached debug kernel if needed; print its tree."
 	echo "  --print-dir  print only the tree's path on stdout"
+	echo "  --cached     never build: exit 1 if it is not built yet"
 }
 
 print_dir=0
-case $# in
-0) ;;
-1)	case $1 in
+cached_only=0
+while [ $# -gt 0 ]; do
+	case $1 in
 	--print-dir) print_dir=1 ;;
+	--cached) cached_only=1 ;;
 	-h|--help) usage; exit 0 ;;
 	*) usage >&2; exit 2 ;;
-	esac ;;
-*) usage >&2; exit 2 ;;
-esac
+	esac
+	shift
+done
 
 # Progress goes to fd 3: stdout, or stderr with --print-dir so that
 # stdout carries only the path.
@@ -78,6 +80,7 @@ finish() {
 }
 
 [ -f "$stamp" ] && finish cached
+[ $cached_only = 1 ] && exit 1
 
 # One builder per key; others wait for it and then take its result.
 mkdir -p "$cache"

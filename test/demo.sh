@@ -10,6 +10,8 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/test/lib.sh"
 cd "$top"
+test/require.sh "make demo" || exit 1
+mkdir -p build
 kver=$(kernel_versions | tail -n 1 | cut -d' ' -f2)
 echo "demo: booting $kver under QEMU with the DKMS-built module (about a minute)"
 STACKID_GUEST_TESTS=demo.sh test/vm.sh "$kver" >build/demo.log 2>&1
