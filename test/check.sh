@@ -2,13 +2,16 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # `make check`: every test stackid has.
+#   0. the host requirements (test/require.sh): one line each if missing;
 #   1. host unit tests of the user-space and pure code;
 #   2. the guest suite (test/vm.sh) on every kernel line of
 #      test/kernels.conf, with the module built and installed by DKMS;
 #   3. the same suite on the KASAN + lockdep debug kernel
-#      (test/debug-kernel.sh, test/DEBUG-KERNEL.md).
+#      (test/debug-kernel.sh, test/DEBUG-KERNEL.md), line "debug";
+#   4. that none of it touched the host's DKMS tree, /usr/src or
+#      /lib/modules.
+# KLINES="6.12 debug" runs only those kernel lines (default: all).
 # Prints how long each stage took and ends with "N passed, N failed".
-# Needs test/setup.sh to have run (root, once).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/test/lib.sh"
@@ -17,6 +20,26 @@ cd "$top"
 passed=0
 failed=0
 t_all=$(date +%s)
+all_lines="$(kernel_versions | cut -d' ' -f1 | xargs) debug"
+klines=${KLINES:-$all_lines}
+
+# A debug kernel not built yet needs about 2 GB of cache disk.
+need_mb=512
+dk=$(STACKID_CACHE=$STACKID_CACHE test/debug-kernel.sh --print-dir --cached 2>/dev/null) ||
+	need_mb=3072
+case " $klines " in *" debug "*) ;; *) need_mb=512 ;; esac
+test/require.sh "make check" "$need_mb" || {
+	echo "0 passed, 1 failed"
+	exit 1
+}
+for l in $klines; do
+	case " $all_lines " in
+	*" $l "*) ;;
+	*)	echo "make check: no kernel line '$l' (lines: $all_lines)" >&2
+		echo "0 passed, 1 failed"
+		exit 1 ;;
+	esac
+done
 
 # count LOG: add a TAP log's ok / not ok lines to the totals.
 count() {
@@ -26,6 +49,13 @@ count() {
 	passed=$((passed + p))
 	failed=$((failed + f))
 }
+
+# What of stackid the host's own DKMS, /usr/src and /lib/modules hold.
+host_state() {
+	find /var/lib/dkms /usr/src /lib/modules -maxdepth 4 -name '*stackid*' \
+		2>/dev/null | sort
+}
+host_before=$(host_state)
 
 mkdir -p build
 t0=$(date +%s)
@@ -42,6 +72,7 @@ count build/unit.log
 stage "host unit tests" $t0
 
 while read -r name kver; do
+	case " $klines " in *" $name "*) ;; *) continue ;; esac
 	echo "# kernel line $name: $kver"
 	t0=$(date +%s)
 	test/vm.sh "$kver" 2>&1 | tee "build/vm-$name.log"
@@ -50,19 +81,17 @@ while read -r name kver; do
 done < <(kernel_versions)
 
 # The debug-kernel tier (KASAN, lockdep, ...): built from Debian's
-# linux-source-6.12 on first use (about 9 minutes), cached afterwards.
-if [ "${STACKID_NO_DEBUG_KERNEL:-0}" = 1 ]; then
-	echo "# debug-kernel tier SKIPPED (STACKID_NO_DEBUG_KERNEL=1)"
-	echo "not ok - debug-kernel tier skipped by request"
-	failed=$((failed + 1))
-else
+# linux-source-6.12 on first use (about 10 minutes), cached afterwards.
+case " $klines " in
+*" debug "*)
 	t0=$(date +%s)
 	if kdir=$(test/debug-kernel.sh --print-dir); then
 		stage "debug kernel build (cached after the first)" $t0
 		kver=$(cat "$kdir/kernelrelease")
 		echo "# kernel line debug: $kver"
 		t0=$(date +%s)
-		STACKID_KDIR=$kdir test/vm.sh "$kver" \
+		# no5lvl: see test/DEBUG-KERNEL.md, "Early-boot KASAN report"
+		STACKID_KDIR=$kdir STACKID_APPEND=no5lvl test/vm.sh "$kver" \
 			"$kdir/arch/x86/boot/bzImage" 2>&1 | tee build/vm-debug.log
 		count build/vm-debug.log
 		stage "kernel debug ($kver)" $t0
@@ -70,6 +99,17 @@ else
 		echo "not ok - build the debug kernel"
 		failed=$((failed + 1))
 	fi
+	;;
+esac
+
+host_after=$(host_state)
+if [ "$host_before" = "$host_after" ]; then
+	echo "ok - host DKMS tree, /usr/src and /lib/modules untouched"
+	passed=$((passed + 1))
+else
+	echo "not ok - host DKMS tree, /usr/src and /lib/modules untouched"
+	diff <(echo "$host_before") <(echo "$host_after") | sed 's/^/#   /'
+	failed=$((failed + 1))
 fi
 
 stage "make check" $t_all
