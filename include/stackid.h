@@ -5,11 +5,12 @@
  *
  * Use from user space:
  *
- *	fd = open("/dev/stackid", O_RDONLY);        root or CAP_PERFMON
+ *	fd = open("/dev/stackid", O_RDONLY);        root and CAP_PERFMON
  *	ioctl(fd, STACKID_IOC_GET_VERSION, &ver);   check the major
  *	ioctl(fd, STACKID_IOC_SET_FREQ, &hz);
  *	ioctl(fd, STACKID_IOC_ENABLE);
- *	poll()/read(fd, buf, len);                  whole records only
+ *	poll(), then read(fd, buf, len)             whole records only
+ *	  or, per CPU, mmap() its ring              see "Rings" below
  *	ioctl(fd, STACKID_IOC_DISABLE);
  *	ioctl(fd, STACKID_IOC_GET_STATS, &stats);
  *
@@ -17,6 +18,12 @@
  * zero), no kernel pointers. Retired ioctl numbers stay listed and are
  * never reused. Adding a field or a record type raises the minor version;
  * changing a layout raises the major version.
+ *
+ * ABI 2.0 (from 1.0): ioctl type 0xB9 (0xB7 is nsfs's); samples carry
+ * 16-byte frames that name their build-id by an index into their ring's
+ * build-id table (STACKID_REC_BUILD_ID records), room for kernel frames
+ * and a cgroup id; rings can be mmap()ed; wakeups are batched
+ * (STACKID_IOC_SET_WAKEUP); frame reasons and counters were renumbered.
  */
 #ifndef _UAPI_STACKID_H
 #define _UAPI_STACKID_H
@@ -24,7 +31,7 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
-#define STACKID_ABI_MAJOR	1
+#define STACKID_ABI_MAJOR	2
 #define STACKID_ABI_MINOR	0
 /* What STACKID_IOC_GET_VERSION returns: major << 16 | minor. */
 #define STACKID_ABI_VERSION	((STACKID_ABI_MAJOR << 16) | STACKID_ABI_MINOR)
@@ -36,53 +43,76 @@
 #define STACKID_BUILD_ID_SIZE	20
 #define STACKID_COMM_LEN	16
 
-/* stackid_frame.status, as in the kernel's BPF_F_STACK_BUILD_ID stackmap. */
+/* stackid_frame.status */
 enum stackid_frame_status {
 	STACKID_FRAME_EMPTY = 0,	/* no data */
-	STACKID_FRAME_VALID = 1,	/* build_id + file offset */
+	STACKID_FRAME_VALID = 1,	/* build-id (by index) + file offset */
 	STACKID_FRAME_IP = 2,		/* raw user address; reason says why */
+	STACKID_FRAME_KERNEL = 3,	/* kernel symbol (by index) + offset */
 };
 
 /*
  * stackid_frame.reason for STACKID_FRAME_IP frames. Each is also counted
- * in the statistics (STACKID_STAT_IP_FIRST + reason).
+ * in the statistics (STACKID_STAT_IP_FIRST + reason). NOT_RESOLVED: the
+ * frame's file was not in the CPU's build-id cache, and the sample could
+ * not be finished in its task's own context (no free slot, the task
+ * exiting or exec'ing, an NMI on a kernel where that cannot be queued).
+ * READ_ERROR: the file could not be read there, or changed while it was.
+ * BUDGET: the sample named more distinct files than one sample may cost
+ * (127, the most frames a sample has, of which 32 may be read from their
+ * files in the task's context).
  */
 enum stackid_ip_reason {
 	STACKID_IP_NONE = 0,		/* frame is valid */
 	STACKID_IP_RESOLVE_OFF,		/* build-id resolution disabled */
-	STACKID_IP_MM_BUSY,		/* mm lock contended */
-	STACKID_IP_UNLOCK_BUSY,		/* deferred mm unlock still pending */
+	STACKID_IP_NOT_RESOLVED,	/* needed task context; none to be had */
 	STACKID_IP_NO_VMA,		/* address not mapped */
 	STACKID_IP_NO_FILE,		/* anonymous or special mapping */
 	STACKID_IP_NOT_REGULAR,		/* not a regular page-cache file */
-	STACKID_IP_PAGE_ABSENT,		/* ELF page not cached or not uptodate */
-	STACKID_IP_NOTE_FAR,		/* note lies beyond the first page */
+	STACKID_IP_READ_ERROR,		/* unreadable, or changed as it was read */
 	STACKID_IP_NOT_ELF,		/* file is not an ELF we parse */
 	STACKID_IP_NO_BUILD_ID,		/* ELF without a GNU build-id note */
+	STACKID_IP_BUDGET,		/* too many files in one sample */
 	STACKID_IP_NR_REASONS
 };
 
-/* One stack frame: 32 bytes. */
+/*
+ * One stack frame: 16 bytes. A valid frame names its file by bid, an
+ * index into the build-id table of the ring the record came from (see
+ * STACKID_REC_BUILD_ID), and addr is the file offset. An ip frame has the
+ * raw user address in addr and the reason it stayed raw. A kernel frame
+ * names its function by bid, an index into the ring's kernel symbol
+ * table (STACKID_REC_KSYM), and addr is the offset into that function
+ * (0 and bid 0 when the address is in no symbol the kernel knows): no
+ * kernel address ever leaves the module.
+ */
 struct stackid_frame {
-	__u8 build_id[STACKID_BUILD_ID_SIZE];	/* valid: first build_id_len */
-	__u8 status;				/* enum stackid_frame_status */
-	__u8 build_id_len;			/* valid: 1..20, else 0 */
-	__u8 reason;				/* enum stackid_ip_reason */
-	__u8 __pad;
-	__u64 addr;		/* valid: file offset; ip: user address */
+	__u64 addr;
+	__u16 bid;		/* valid: 1..65535; else 0 */
+	__u8 status;		/* enum stackid_frame_status */
+	__u8 reason;		/* enum stackid_ip_reason */
+	__u32 __pad;
 };
 
-/* stackid_record_hdr.type */
+/*
+ * stackid_record_hdr.type. Types from 0x8000 up are the stackid command's
+ * own (in its capture files); the module never writes them.
+ */
 enum stackid_record_type {
 	STACKID_REC_SAMPLE = 1,		/* stackid_sample + frames */
 	STACKID_REC_BUILD_ID_PATH = 2,	/* stackid_build_id_path */
+	STACKID_REC_BUILD_ID = 3,	/* stackid_build_id */
+	STACKID_REC_EPOCH = 4,		/* stackid_epoch */
+	STACKID_REC_KSYM = 5,		/* stackid_ksym */
+	STACKID_REC_CGROUP = 6,		/* stackid_cgroup */
 };
 
 /* stackid_sample.flags */
 #define STACKID_SF_USER		(1U << 0)	/* interrupted in user mode */
-#define STACKID_SF_TRUNCATED	(1U << 1)	/* depth limit hit */
+#define STACKID_SF_TRUNCATED	(1U << 1)	/* a frame was cut by max_depth */
 #define STACKID_SF_COMPAT	(1U << 2)	/* 32-bit task */
 #define STACKID_SF_DEFERRED	(1U << 3)	/* finished in task context */
+#define STACKID_SF_KERNEL	(1U << 4)	/* kernel frames were taken */
 
 /*
  * Every record starts with this header. size is the whole record in
@@ -94,7 +124,17 @@ struct stackid_record_hdr {
 	__u16 abi_major;	/* STACKID_ABI_MAJOR of the writer */
 };
 
-/* A sample: header, then nr_frames frames, innermost first. */
+/*
+ * A sample: header, then nr_frames frames, innermost first. The first
+ * nr_kernel of them are kernel frames (STACKID_FRAME_KERNEL, when the
+ * sample interrupted the kernel and kernel frames are on: the
+ * kernel_frames parameter), the rest user frames. ring is the ring the
+ * record was written to, whose tables its frames' bid refer to; cpu is
+ * where it was sampled (a sample finished in task context may be written
+ * to another CPU's ring). cgroup_id is the task's cgroup v2 id (its
+ * kernfs node id, as name_to_handle_at() gives it for the cgroup's
+ * directory), 0 without cgroups; a STACKID_REC_CGROUP record names it.
+ */
 struct stackid_sample {
 	struct stackid_record_hdr hdr;
 	__u32 flags;		/* STACKID_SF_* */
@@ -104,17 +144,86 @@ struct stackid_sample {
 	__u64 time_ns;		/* CLOCK_MONOTONIC */
 	char comm[STACKID_COMM_LEN];	/* NUL-padded */
 	__u16 nr_frames;
-	__u16 __pad[3];
+	__u16 nr_kernel;	/* of nr_frames, at most STACKID_MAX_KDEPTH */
+	__u16 ring;
+	__u16 __pad;
+	__u64 cgroup_id;
 	struct stackid_frame frames[];
+};
+
+/* The most kernel frames a sample carries (they count in nr_frames). */
+#define STACKID_MAX_KDEPTH	32
+
+/*
+ * A ring's kernel symbol table, like its build-id table: from this record
+ * on, in the ring named by ring, kernel frames' index stands for the
+ * function name (name_len bytes) in the module named next (module_len
+ * bytes, 0: the kernel itself). The name follows the fixed part, then the
+ * module name, then a NUL; zero-padded to hdr.size. Emptied by
+ * STACKID_REC_EPOCH too.
+ */
+struct stackid_ksym {
+	struct stackid_record_hdr hdr;
+	__u16 ring;
+	__u16 index;		/* 1..65535 */
+	__u16 name_len;		/* 1..STACKID_KSYM_NAME_MAX */
+	__u16 module_len;	/* 0..STACKID_KSYM_MODULE_MAX */
+	char name[];
+};
+
+#define STACKID_KSYM_NAME_MAX	511
+#define STACKID_KSYM_MODULE_MAX	63
+
+/*
+ * Which cgroup a cgroup id is: the module emits one the first time since
+ * STACKID_IOC_ENABLE that it sees an id, from process context. path is
+ * the cgroup's path in the cgroup v2 hierarchy ("/" for the root,
+ * "/system.slice/ssh.service", ...), path_len bytes, NUL-terminated,
+ * zero-padded to hdr.size.
+ */
+struct stackid_cgroup {
+	struct stackid_record_hdr hdr;
+	__u64 id;
+	__u16 path_len;		/* <= STACKID_PATH_MAX - 8 */
+	__u16 __pad[3];
+	char path[];
+};
+
+/*
+ * A ring's build-id table: from this record on, in the ring named by
+ * ring, the frames' bid index stands for build_id. A ring writes one before the first sample that
+ * uses an index, once per epoch; a reader keeps one table per ring. A
+ * table starts empty and is emptied by STACKID_REC_EPOCH.
+ */
+struct stackid_build_id {
+	struct stackid_record_hdr hdr;
+	__u16 ring;
+	__u16 index;		/* 1..65535 */
+	__u8 build_id_len;	/* 1..20 */
+	__u8 __pad[3];
+	__u8 build_id[STACKID_BUILD_ID_SIZE];
+	__u32 __pad2;
+};
+
+/*
+ * The ring named by ring starts a new epoch: forget its build-id table and
+ * its kernel symbol table. Written first
+ * into every ring at each STACKID_IOC_ENABLE, and when a table is full.
+ */
+struct stackid_epoch {
+	struct stackid_record_hdr hdr;
+	__u16 ring;
+	__u16 __pad[3];
 };
 
 /*
  * Which file a build-id came from: the module emits one such record for
- * each build-id it resolves for the first time since STACKID_IOC_ENABLE,
- * before or after the first sample that uses it, so that a capture can
- * be symbolized without /proc/PID/maps, even after the process exited.
- * The path is as the sampled process saw it (its mount namespace), and
- * may be stale if the file was renamed or deleted.
+ * each build-id it reads from a file for the first time since
+ * STACKID_IOC_ENABLE, from the sampled task's own context, so that a
+ * capture can be symbolized without /proc/PID/maps, even after the
+ * process exited. The path is as the sampled process saw it (its root
+ * and mount namespace), and may be stale if the file was renamed or
+ * deleted (then it ends in " (deleted)").
  */
 struct stackid_build_id_path {
 	struct stackid_record_hdr hdr;
@@ -125,41 +234,105 @@ struct stackid_build_id_path {
 	char path[];		/* NUL-terminated, zero-padded to hdr.size */
 };
 
+/* The largest sample: STACKID_MAX_DEPTH frames. */
+#define STACKID_SAMPLE_MAX	(sizeof(struct stackid_sample) + \
+				 STACKID_MAX_DEPTH * sizeof(struct stackid_frame))
 /*
- * The largest record read() can return: a sample with STACKID_MAX_DEPTH
- * frames. read() fails with -EINVAL, consuming nothing, when its buffer
+ * The largest record read() can return: a path record with the longest
+ * path. read() fails with -EINVAL, consuming nothing, when its buffer
  * cannot hold the next record; a buffer this large always can.
  */
-#define STACKID_RECORD_MAX	(sizeof(struct stackid_sample) + \
-				 STACKID_MAX_DEPTH * sizeof(struct stackid_frame))
-/* Longest path a stackid_build_id_path carries; longer ones are not sent. */
+#define STACKID_RECORD_MAX	4128
+/* Longest path a stackid_build_id_path carries (4095): PATH_MAX - 1. */
 #define STACKID_PATH_MAX	(STACKID_RECORD_MAX - \
 				 sizeof(struct stackid_build_id_path) - 1)
 
 /*
- * Statistics counters: the index into stackid_stats.counters. At any
- * quiescent point (no sample waiting for its task to return to user
- * space: DEFERRED == DEFERRED_DONE), SAMPLES == DELIVERED + the sum of
- * all DROP_* counters. Frames count once each, in their final state.
- * New counters are only ever appended.
+ * Rings. There is one per possible CPU (numbered like the CPUs). Each is
+ * a control page followed by a data area of data_size bytes (a power of
+ * two), and can be mapped with
+ *
+ *	mmap(NULL, page + data_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+ *	     fd, ring * (page + data_size))
+ *
+ * (page: the page size; STACKID_IOC_GET_RING_INFO tells data_size).
+ * Records are written at data[head % data_size] on, and a record may
+ * wrap around the end of the data area (its 8-byte header never does).
+ * The protocol is the one perf's ring buffer uses:
+ *
+ *	head = __atomic_load_n(&ctl->head, __ATOMIC_ACQUIRE);
+ *	tail = ctl->tail;		(only the reader writes it)
+ *	while (tail < head) {
+ *		read the record at tail (copy it out if it wraps);
+ *		tail += its hdr.size;
+ *	}
+ *	__atomic_store_n(&ctl->tail, tail, __ATOMIC_RELEASE);
+ *
+ * The kernel writes a record's bytes, then publishes head with a release
+ * store; it reads tail with an acquire load before reusing the room, and
+ * never overwrites unread bytes: a full ring drops the new record and
+ * counts it. A tail that is not between head - data_size and head counts
+ * as a full ring. read() consumes from the same tail, so use one of the
+ * two ways at a time.
+ */
+struct stackid_ring_ctl {
+	__u64 head;		/* bytes ever written; the kernel's */
+	__u64 tail;		/* bytes ever consumed; the reader's */
+	__u32 data_size;
+	__u32 data_offset;	/* the page size: where the data starts */
+	__u32 ring;
+	__u32 __pad;
+};
+
+/* STACKID_IOC_GET_RING_INFO argument (out). */
+struct stackid_ring_info {
+	__u32 nr_rings;		/* nr_cpu_ids: rings 0..nr_rings-1 */
+	__u32 data_size;	/* bytes of data per ring */
+	__u32 page_size;	/* the control page's size */
+	__u32 __pad;
+};
+
+/*
+ * Statistics counters: the index into stackid_stats.counters. DROP_NO_REGS
+ * counts an NMI that hit the kernel's entry code before it had saved the
+ * user registers, and an exec in progress; DROP_USER_WORKER io_uring and
+ * vhost workers, which never run in user mode and whose saved registers
+ * are a copy of their creator's. At any
+ * quiescent point (no sample waiting for its task's own context:
+ * DEFERRED == DEFERRED_DONE), SAMPLES == DELIVERED + the sum of all
+ * DROP_* counters, summed over all CPUs (a deferred sample may finish on
+ * another CPU than the one that took it, so one CPU's counters alone do
+ * not balance). Frames count once each, in their final state. New
+ * counters are only ever appended.
  */
 enum stackid_stat {
 	STACKID_STAT_SAMPLES = 0,	/* overflow handler entries */
-	STACKID_STAT_DELIVERED,		/* records written to a ring */
+	STACKID_STAT_DELIVERED,		/* sample records written to a ring */
 	STACKID_STAT_DROP_RING_FULL,	/* ring had no room */
 	STACKID_STAT_DROP_NESTED,	/* handler re-entered on this CPU */
 	STACKID_STAT_DROP_NO_MM,	/* kernel thread or exiting task */
 	STACKID_STAT_DROP_FILTERED,	/* tgid filter did not match */
-	STACKID_STAT_DROP_NO_REGS,	/* no user registers to walk */
+	STACKID_STAT_DROP_NO_REGS,	/* no trustworthy user registers */
+	STACKID_STAT_DROP_USER_WORKER,	/* io_uring or vhost worker thread */
 	STACKID_STAT_FRAMES_VALID,	/* frames resolved to build-id */
 	STACKID_STAT_TRUNCATED,		/* stacks cut at max_depth */
 	STACKID_STAT_BIDCACHE_HIT,	/* build-id cache hits */
-	STACKID_STAT_BIDCACHE_MISS,	/* build-id cache misses */
+	STACKID_STAT_BIDCACHE_MISS,	/* ... misses (resolved in task context) */
+	STACKID_STAT_PARSES,		/* build-id notes read from files */
+	STACKID_STAT_BUILD_IDS,		/* STACKID_REC_BUILD_ID records written */
+	STACKID_STAT_EPOCHS,		/* STACKID_REC_EPOCH records written */
 	STACKID_STAT_PATHS,		/* build-id path records written */
-	STACKID_STAT_PATHS_DROPPED,	/* path records lost: ring full */
+	STACKID_STAT_PATHS_DROPPED,	/* path records lost: no room, memory */
+	STACKID_STAT_PATHS_LIMITED,	/* path records not sent: rate limit */
 	STACKID_STAT_DEFERRED,		/* samples handed to task context */
 	STACKID_STAT_DEFERRED_DONE,	/* ... and finished there */
 	STACKID_STAT_DEFER_NO_SLOT,	/* could not be handed over */
+	STACKID_STAT_WAKEUPS,		/* reader wakeups */
+	STACKID_STAT_EVENT_FAILED,	/* a CPU came online without an event */
+	STACKID_STAT_KFRAMES,		/* kernel frames recorded */
+	STACKID_STAT_KSYMS,		/* STACKID_REC_KSYM records written */
+	STACKID_STAT_CGROUPS,		/* STACKID_REC_CGROUP records written */
+	STACKID_STAT_CGROUPS_DROPPED,	/* ... lost: no room, memory */
 	/* frames left as raw IP, by enum stackid_ip_reason (0 unused) */
 	STACKID_STAT_IP_FIRST,
 	STACKID_STAT_NR = STACKID_STAT_IP_FIRST + STACKID_IP_NR_REASONS
@@ -187,6 +360,18 @@ struct stackid_filter {
 };
 
 /*
+ * STACKID_IOC_SET_WAKEUP / GET_WAKEUP argument. A reader blocked in
+ * read() or poll() is woken when a ring holds at least watermark bytes,
+ * or, if any ring holds a record, every period_ms; never once per
+ * sample. watermark 0: a quarter of a ring (the default); period_ms 0:
+ * 100 (the default); period_ms at most 10000.
+ */
+struct stackid_wakeup {
+	__u32 watermark;
+	__u32 period_ms;
+};
+
+/*
  * STACKID_IOC_GET_COST argument: how long the overflow handler took per
  * walked sample (entry, walk, resolution, ring write; not the samples
  * dropped before the walk), measured inside the module with
@@ -206,15 +391,18 @@ struct stackid_cost {
 	__u64 buckets[STACKID_COST_BUCKETS];
 };
 
-/* Smallest cost in ns that lands in bucket @b. */
+/* Smallest cost in ns that lands in bucket @b (8 for the empty 8..23). */
 static inline __u64 stackid_cost_bucket_low(unsigned int b)
 {
 	if (b < 8)
 		return b;
+	if (b < 24)
+		return 8;
 	return (8ULL + b % 8) << (b / 8 - 3);
 }
 
-#define STACKID_IOC_MAGIC	0xB7
+/* 0xB9: free in Documentation/userspace-api/ioctl/ioctl-number.rst. */
+#define STACKID_IOC_MAGIC	0xB9
 
 /* __u32 out: STACKID_ABI_VERSION. */
 #define STACKID_IOC_GET_VERSION	_IOR(STACKID_IOC_MAGIC, 0x00, __u32)
@@ -225,13 +413,24 @@ static inline __u64 stackid_cost_bucket_low(unsigned int b)
  * -EINVAL and nothing changes. Takes effect at once if enabled.
  */
 #define STACKID_IOC_SET_FREQ	_IOW(STACKID_IOC_MAGIC, 0x02, __u32)
-/* Start sampling on every online CPU. -EBUSY-free: enabling twice is 0. */
+/*
+ * Start sampling on every online CPU; enabling twice is 0. -EINVAL if the
+ * frequency is above kernel.perf_event_max_sample_rate (perf lowers that
+ * limit when its interrupts take too long), or perf's error when an
+ * online CPU cannot get an event (e.g. -ENOENT for cycles=1 without a
+ * PMU). A CPU that comes online later always comes online; if it cannot
+ * get an event it is counted in STACKID_STAT_EVENT_FAILED.
+ */
 #define STACKID_IOC_ENABLE	_IO(STACKID_IOC_MAGIC, 0x03)
 /* Stop sampling; returns once no handler runs. Records stay readable. */
 #define STACKID_IOC_DISABLE	_IO(STACKID_IOC_MAGIC, 0x04)
 /* struct stackid_stats in/out. */
 #define STACKID_IOC_GET_STATS	_IOWR(STACKID_IOC_MAGIC, 0x05, struct stackid_stats)
-/* Zero every counter. */
+/*
+ * Zero every counter and the cost histogram. -EBUSY while sampling is
+ * enabled or a sample still waits for its task's own context (only then
+ * can every counter be zeroed at one instant).
+ */
 #define STACKID_IOC_RESET_STATS	_IO(STACKID_IOC_MAGIC, 0x06)
 /* struct stackid_filter in; -EINVAL if __pad is not 0. */
 #define STACKID_IOC_SET_FILTER	_IOW(STACKID_IOC_MAGIC, 0x07, struct stackid_filter)
@@ -239,5 +438,18 @@ static inline __u64 stackid_cost_bucket_low(unsigned int b)
 #define STACKID_IOC_GET_FILTER	_IOR(STACKID_IOC_MAGIC, 0x08, struct stackid_filter)
 /* struct stackid_cost in/out; -EINVAL for an impossible CPU. */
 #define STACKID_IOC_GET_COST	_IOWR(STACKID_IOC_MAGIC, 0x09, struct stackid_cost)
+/* struct stackid_ring_info out. */
+#define STACKID_IOC_GET_RING_INFO _IOR(STACKID_IOC_MAGIC, 0x0a, struct stackid_ring_info)
+/* struct stackid_wakeup in; -EINVAL out of range. */
+#define STACKID_IOC_SET_WAKEUP	_IOW(STACKID_IOC_MAGIC, 0x0b, struct stackid_wakeup)
+/* struct stackid_wakeup out: the values in force (defaults filled in). */
+#define STACKID_IOC_GET_WAKEUP	_IOR(STACKID_IOC_MAGIC, 0x0c, struct stackid_wakeup)
+/*
+ * __s32 in: a file descriptor of a cgroup v2 directory: sample only tasks
+ * in that cgroup or below it (besides the tgid filter); -1: every cgroup.
+ * -EBADF: not an open cgroup v2 directory (a cgroup v1 one neither).
+ * Cleared on close.
+ */
+#define STACKID_IOC_SET_CGROUP	_IOW(STACKID_IOC_MAGIC, 0x0d, __s32)
 
 #endif /* _UAPI_STACKID_H */

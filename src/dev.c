@@ -9,43 +9,120 @@
  * filter; records not read yet stay in the rings for the next reader.
  *
  * read() returns whole records only, from every CPU's ring in turn; it
- * blocks until there is one unless O_NONBLOCK (-EAGAIN), and fails with
- * -EINVAL, consuming nothing, if the buffer cannot hold the next record
- * (a buffer of STACKID_RECORD_MAX bytes always can).
+ * blocks until there is one unless O_NONBLOCK (-EAGAIN); a length of 0
+ * returns 0 at once; it fails with -EINVAL, consuming nothing, if the
+ * buffer cannot hold the next record (a buffer of STACKID_RECORD_MAX
+ * bytes always can). Each ring can also be mmap()ed (ring.h). Readers
+ * are woken when a ring reaches the watermark, or by a periodic timer
+ * while any ring holds a record: never once per sample.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
 #include <linux/miscdevice.h>
 #include <linux/fs.h>
+#include <linux/mm.h>
 #include <linux/poll.h>
 #include <linux/uaccess.h>
 #include <linux/capability.h>
 #include <linux/cpumask.h>
 #include <linux/slab.h>
+#include <linux/vmalloc.h>
 
 #include "internal.h"
+#include "compat.h"
 
 static atomic_t stackid_open_count = ATOMIC_INIT(0);
 static unsigned int stackid_read_cpu;	/* where the next read starts */
 
-static int stackid_open(struct inode *inode, struct file *file)
+/* --- per-CPU state for process context ------------------------------- */
+
+/*
+ * This CPU starts a new session if one was enabled since it last wrote:
+ * see stackid_enable(). Called by whoever holds the CPU's busy flag.
+ */
+void stackid_cpu_session(struct stackid_cpu *c)
 {
-	if (!perfmon_capable())
-		return -EPERM;
-	if (atomic_cmpxchg(&stackid_open_count, 0, 1))
-		return -EBUSY;
-	return stream_open(inode, file);
+	u32 s = READ_ONCE(stackid_state.session);
+
+	if (likely(c->session == s))
+		return;
+	stackid_bidcache_clear(&c->cache);
+	memset(c->cgroups_seen, 0, sizeof(c->cgroups_seen));
+	c->ring.epoch_due = true;
+	c->session = s;
 }
 
-static int stackid_release(struct inode *inode, struct file *file)
+struct stackid_cpu *stackid_cpu_get(unsigned long *flags)
 {
-	mutex_lock(&sid.lock);
-	stackid_disable();
-	WRITE_ONCE(sid.filter_tgid, 0);
-	mutex_unlock(&sid.lock);
-	atomic_set(&stackid_open_count, 0);
+	struct stackid_cpu *c;
+
+	local_irq_save(*flags);
+	c = stackid_state.cpus[smp_processor_id()];
+	/*
+	 * Interrupts are off, so neither this CPU's hardirq handler nor
+	 * another process-context taker can hold it; an NMI handler always
+	 * finishes before we resume. So busy is clear.
+	 */
+	WARN_ON_ONCE(READ_ONCE(c->busy));
+	WRITE_ONCE(c->busy, 1);
+	barrier();
+	stackid_cpu_session(c);
+	return c;
+}
+
+void stackid_cpu_put(struct stackid_cpu *c, unsigned long flags)
+{
+	barrier();
+	WRITE_ONCE(c->busy, 0);
+	local_irq_restore(flags);
+}
+
+void stackid_stat_inc_here(int i)
+{
+	unsigned long flags;
+
+	local_irq_save(flags);
+	stackid_stat_inc(stackid_state.cpus[smp_processor_id()], i);
+	local_irq_restore(flags);
+}
+
+/* --- rings ------------------------------------------------------------ */
+
+int stackid_ring_alloc(struct stackid_kring *kr, int cpu, u32 size)
+{
+	struct stackid_ring_ctl *ctl;
+
+	/* zeroed, and mappable with remap_vmalloc_range() */
+	kr->area = vmalloc_user(PAGE_SIZE + size);
+	if (!kr->area)
+		return -ENOMEM;
+	ctl = kr->area;
+	ctl->data_size = size;
+	ctl->data_offset = PAGE_SIZE;
+	ctl->ring = cpu;
+	kr->r.ctl = ctl;
+	kr->r.data = (u8 *)kr->area + PAGE_SIZE;
+	kr->r.size = size;
+	kr->r.head = 0;
+	kr->epoch_due = true;
 	return 0;
+}
+
+void stackid_ring_free(struct stackid_kring *kr)
+{
+	vfree(kr->area);
+	kr->area = NULL;
+}
+
+/* Bytes unread in @kr, as its producer published them. */
+static u64 stackid_ring_unread(struct stackid_kring *kr)
+{
+	/* pairs with the producer's release: a record before its head */
+	u64 head = smp_load_acquire(&kr->r.ctl->head);
+	u64 used = head - READ_ONCE(kr->r.ctl->tail);
+
+	return used > kr->r.size ? 0 : used;
 }
 
 static bool stackid_readable(void)
@@ -53,9 +130,65 @@ static bool stackid_readable(void)
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		if (!stackid_ring_empty(&sid.cpus[cpu]->ring))
+		if (stackid_ring_unread(&stackid_state.cpus[cpu]->ring))
 			return true;
 	return false;
+}
+
+/* Wakes readers from a context where that is allowed (not NMI). */
+void stackid_wake_fn(struct irq_work *work)
+{
+	struct stackid_cpu *c = container_of(work, struct stackid_cpu,
+					     wake_work);
+
+	stackid_stat_inc(c, STACKID_STAT_WAKEUPS);
+	wake_up_interruptible(&stackid_state.wq);
+}
+
+/* The periodic wakeup, while enabled: records below the watermark too. */
+void stackid_wake_timer_fn(struct timer_list *t)
+{
+	if (wq_has_sleeper(&stackid_state.wq) && stackid_readable()) {
+		stackid_stat_inc_here(STACKID_STAT_WAKEUPS);
+		wake_up_interruptible(&stackid_state.wq);
+	}
+	if (READ_ONCE(stackid_state.enabled))
+		mod_timer(t, jiffies + msecs_to_jiffies(
+				  READ_ONCE(stackid_state.period_ms)));
+}
+
+/*
+ * Copy whole records from one ring to @buf while they fit, adding to
+ * *done. Returns 0 when the ring is drained or @buf is full, -EINVAL when
+ * nothing was copied yet and the next record is larger than @len, -EFAULT
+ * on a bad user buffer. Data written through an mmap() that is not a
+ * record reads as an empty ring: nothing out of bounds either way.
+ */
+static ssize_t stackid_read_ring(struct stackid_kring *kr, char __user *buf,
+				 size_t len, size_t *done)
+{
+	const struct stackid_ring *r = &kr->r;
+
+	for (;;) {
+		/* pairs with the producer's release: bytes before head */
+		u64 head = smp_load_acquire(&r->ctl->head);
+		u64 tail = READ_ONCE(r->ctl->tail);
+		u32 off = tail & (r->size - 1), first;
+		long size = stackid_ring_next(r, head, tail);
+
+		if (size <= 0)
+			return 0;
+		if (size > len - *done)
+			return *done ? 0 : -EINVAL;
+		first = min_t(u32, size, r->size - off);
+		if (copy_to_user(buf + *done, r->data + off, first) ||
+		    copy_to_user(buf + *done + first, r->data, size - first))
+			return -EFAULT;
+		*done += size;
+		/* the copy is done before the producer may reuse the room */
+		smp_store_release(&r->ctl->tail, tail + size);
+		WRITE_ONCE(kr->woken, false);
+	}
 }
 
 /* Copy whole records from all rings, starting at a rotating CPU. */
@@ -68,10 +201,9 @@ static ssize_t stackid_read_rings(char __user *buf, size_t len)
 	for (i = 0; i < nr_cpu_ids; i++, cpu = (cpu + 1) % nr_cpu_ids) {
 		if (!cpu_possible(cpu))
 			continue;
-		ret = stackid_ring_read(&sid.cpus[cpu]->ring, buf, len, &done);
-		if (ret)
-			break;
-		if (done == len)
+		ret = stackid_read_ring(&stackid_state.cpus[cpu]->ring, buf,
+					len, &done);
+		if (ret || done == len)
 			break;
 	}
 	stackid_read_cpu = (stackid_read_cpu + 1) % nr_cpu_ids;
@@ -80,30 +212,80 @@ static ssize_t stackid_read_rings(char __user *buf, size_t len)
 	return ret;
 }
 
+/* --- file operations -------------------------------------------------- */
+
+static int stackid_open(struct inode *inode, struct file *file)
+{
+	if (!perfmon_capable())
+		return -EPERM;
+	if (atomic_cmpxchg(&stackid_open_count, 0, 1))
+		return -EBUSY;
+	return stream_open(inode, file);
+}
+
+static int stackid_release(struct inode *inode, struct file *file)
+{
+	mutex_lock(&stackid_state.lock);
+	stackid_disable();
+	WRITE_ONCE(stackid_state.filter_tgid, 0);
+	stackid_cgroup_set_filter(-1);
+	mutex_unlock(&stackid_state.lock);
+	atomic_set(&stackid_open_count, 0);
+	return 0;
+}
+
 static ssize_t stackid_read(struct file *file, char __user *buf, size_t len,
 			    loff_t *ppos)
 {
 	ssize_t ret;
 
+	if (!len)
+		return 0;
 	for (;;) {
-		if (mutex_lock_interruptible(&sid.read_lock))
+		if (mutex_lock_interruptible(&stackid_state.read_lock))
 			return -ERESTARTSYS;
 		ret = stackid_read_rings(buf, len);
-		mutex_unlock(&sid.read_lock);
+		mutex_unlock(&stackid_state.read_lock);
 		if (ret)
 			return ret;
 		if (file->f_flags & O_NONBLOCK)
 			return -EAGAIN;
-		if (wait_event_interruptible(sid.wq, stackid_readable()))
+		if (wait_event_interruptible(stackid_state.wq,
+					     stackid_readable()))
 			return -ERESTARTSYS;
 	}
 }
 
 static __poll_t stackid_poll(struct file *file, poll_table *wait)
 {
-	poll_wait(file, &sid.wq, wait);
+	poll_wait(file, &stackid_state.wq, wait);
 	return stackid_readable() ? EPOLLIN | EPOLLRDNORM : 0;
 }
+
+/*
+ * One ring per mapping: offset ring * (page + data size), length page +
+ * data size, shared, not executable. The mapping keeps the device open,
+ * and the rings live as long as the module.
+ */
+static int stackid_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	unsigned long stride = 1 + (stackid_param_ring_kb * 1024UL >>
+				    PAGE_SHIFT);
+	unsigned long ring = vma->vm_pgoff / stride;
+
+	if (vma->vm_pgoff % stride || ring >= nr_cpu_ids ||
+	    !cpu_possible(ring))
+		return -ENXIO;
+	if (vma->vm_end - vma->vm_start != stride << PAGE_SHIFT)
+		return -EINVAL;
+	if (!(vma->vm_flags & VM_SHARED) || (vma->vm_flags & VM_EXEC))
+		return -EINVAL;
+	stackid_vm_flags_clear(vma, VM_MAYEXEC);
+	return remap_vmalloc_range(vma, stackid_state.cpus[ring]->ring.area,
+				   0);
+}
+
+/* --- ioctls ------------------------------------------------------------ */
 
 /* A CPU argument: a possible CPU, or STACKID_ALL_CPUS. */
 static bool stackid_cpu_arg_ok(u32 cpu)
@@ -128,7 +310,7 @@ static long stackid_get_stats(void __user *arg)
 			continue;
 		for (i = 0; i < STACKID_STAT_NR; i++)
 			st.counters[i] +=
-				local64_read(&sid.cpus[cpu]->stats[i]);
+				local64_read(&stackid_state.cpus[cpu]->stats[i]);
 	}
 	return copy_to_user(arg, &st, sizeof(st)) ? -EFAULT : 0;
 }
@@ -150,7 +332,7 @@ static long stackid_get_cost(void __user *arg)
 	st->cpu = want;
 	st->nr = STACKID_COST_BUCKETS;
 	for_each_possible_cpu(cpu) {
-		struct stackid_cpu *c = sid.cpus[cpu];
+		struct stackid_cpu *c = stackid_state.cpus[cpu];
 
 		if (want != STACKID_ALL_CPUS && want != cpu)
 			continue;
@@ -167,12 +349,24 @@ static long stackid_get_cost(void __user *arg)
 	return ret;
 }
 
-static void stackid_reset_stats(void)
+/*
+ * Only a CPU may write its local64_t counters while it can count; so
+ * they are zeroed only when none can: sampling off (no handler runs, and
+ * stackid_state.lock keeps it off) and no sample in flight (no task_work
+ * will count anything).
+ */
+static long stackid_reset_stats(void)
 {
+	long ret = 0;
 	int cpu, i;
 
+	mutex_lock(&stackid_state.lock);
+	if (stackid_state.enabled || !stackid_defer_idle()) {
+		ret = -EBUSY;
+		goto out;
+	}
 	for_each_possible_cpu(cpu) {
-		struct stackid_cpu *c = sid.cpus[cpu];
+		struct stackid_cpu *c = stackid_state.cpus[cpu];
 
 		for (i = 0; i < STACKID_STAT_NR; i++)
 			local64_set(&c->stats[i], 0);
@@ -180,6 +374,45 @@ static void stackid_reset_stats(void)
 			local64_set(&c->cost[i], 0);
 		local64_set(&c->cost_sum, 0);
 	}
+out:
+	mutex_unlock(&stackid_state.lock);
+	return ret;
+}
+
+static long stackid_set_wakeup(void __user *arg)
+{
+	struct stackid_wakeup w;
+
+	if (copy_from_user(&w, arg, sizeof(w)))
+		return -EFAULT;
+	if (w.watermark > stackid_param_ring_kb * 1024U ||
+	    w.period_ms > 10000)
+		return -EINVAL;
+	WRITE_ONCE(stackid_state.watermark, w.watermark);
+	WRITE_ONCE(stackid_state.period_ms, w.period_ms ? w.period_ms : 100);
+	return 0;
+}
+
+static long stackid_get_wakeup(void __user *arg)
+{
+	struct stackid_wakeup w = {
+		.watermark = READ_ONCE(stackid_state.watermark) ?:
+			     stackid_param_ring_kb * 1024U / 4,
+		.period_ms = READ_ONCE(stackid_state.period_ms),
+	};
+
+	return copy_to_user(arg, &w, sizeof(w)) ? -EFAULT : 0;
+}
+
+static long stackid_get_ring_info(void __user *arg)
+{
+	struct stackid_ring_info ri = {
+		.nr_rings = nr_cpu_ids,
+		.data_size = stackid_param_ring_kb * 1024U,
+		.page_size = PAGE_SIZE,
+	};
+
+	return copy_to_user(arg, &ri, sizeof(ri)) ? -EFAULT : 0;
 }
 
 static long stackid_ioctl(struct file *file, unsigned int cmd,
@@ -195,42 +428,60 @@ static long stackid_ioctl(struct file *file, unsigned int cmd,
 		v = STACKID_ABI_VERSION;
 		return put_user(v, (u32 __user *)uarg);
 	case STACKID_IOC_GET_FREQ:
-		return put_user(READ_ONCE(sid.freq), (u32 __user *)uarg);
+		return put_user(READ_ONCE(stackid_state.freq),
+				(u32 __user *)uarg);
 	case STACKID_IOC_SET_FREQ:
 		if (get_user(v, (u32 __user *)uarg))
 			return -EFAULT;
-		mutex_lock(&sid.lock);
+		mutex_lock(&stackid_state.lock);
 		ret = stackid_set_freq(v);
-		mutex_unlock(&sid.lock);
+		mutex_unlock(&stackid_state.lock);
 		return ret;
 	case STACKID_IOC_ENABLE:
-		mutex_lock(&sid.lock);
+		mutex_lock(&stackid_state.lock);
 		ret = stackid_enable();
-		mutex_unlock(&sid.lock);
+		mutex_unlock(&stackid_state.lock);
 		return ret;
 	case STACKID_IOC_DISABLE:
-		mutex_lock(&sid.lock);
+		mutex_lock(&stackid_state.lock);
 		stackid_disable();
-		mutex_unlock(&sid.lock);
+		mutex_unlock(&stackid_state.lock);
 		return 0;
 	case STACKID_IOC_GET_STATS:
 		return stackid_get_stats(uarg);
 	case STACKID_IOC_GET_COST:
 		return stackid_get_cost(uarg);
 	case STACKID_IOC_RESET_STATS:
-		stackid_reset_stats();
-		return 0;
+		return stackid_reset_stats();
 	case STACKID_IOC_SET_FILTER:
 		if (copy_from_user(&flt, uarg, sizeof(flt)))
 			return -EFAULT;
 		if (flt.__pad)
 			return -EINVAL;
-		WRITE_ONCE(sid.filter_tgid, flt.tgid);
+		WRITE_ONCE(stackid_state.filter_tgid, flt.tgid);
 		return 0;
 	case STACKID_IOC_GET_FILTER:
 		memset(&flt, 0, sizeof(flt));
-		flt.tgid = READ_ONCE(sid.filter_tgid);
+		flt.tgid = READ_ONCE(stackid_state.filter_tgid);
 		return copy_to_user(uarg, &flt, sizeof(flt)) ? -EFAULT : 0;
+	case STACKID_IOC_SET_CGROUP: {
+		s32 fd;
+
+		if (get_user(fd, (s32 __user *)uarg))
+			return -EFAULT;
+		if (fd < -1)
+			return -EBADF;
+		mutex_lock(&stackid_state.lock);
+		ret = stackid_cgroup_set_filter(fd);
+		mutex_unlock(&stackid_state.lock);
+		return ret;
+	}
+	case STACKID_IOC_GET_RING_INFO:
+		return stackid_get_ring_info(uarg);
+	case STACKID_IOC_SET_WAKEUP:
+		return stackid_set_wakeup(uarg);
+	case STACKID_IOC_GET_WAKEUP:
+		return stackid_get_wakeup(uarg);
 	default:
 		return -ENOTTY;
 	}
@@ -242,6 +493,7 @@ static const struct file_operations stackid_fops = {
 	.release = stackid_release,
 	.read = stackid_read,
 	.poll = stackid_poll,
+	.mmap = stackid_mmap,
 	.unlocked_ioctl = stackid_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 };

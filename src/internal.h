@@ -3,14 +3,28 @@
  * stackid module internals shared between its files.
  *
  *   main.c     module init/exit, parameters
- *   dev.c      /dev/stackid: open/read/poll/ioctl
- *   events.c   per-CPU perf events, CPU hotplug, frequency
- *   sample.c   the overflow handler: user stack walk, record building
- *   resolve.c  frame -> build-id + file offset, build-id cache
- *   ring.c     per-CPU single-producer record rings
- *   paths.c    build-id -> path records, from process context
- *   defer.c    finishing samples in the sampled task's own context
- *   elfnote.c  ELF build-id note parser (pure, also built in user space)
+ *   dev.c      /dev/stackid: open/read/poll/mmap/ioctl, wakeups
+ *   events.c   per-CPU perf events, CPU hotplug, frequency and its limit
+ *   sample.c   the sampling handler: checks, user stack walk, hand-off
+ *   resolve.c  frames -> files -> build-ids in the handler: cache hits only
+ *   task.c     finishing a sample in the sampled task's own context
+ *   buildid.c  reading a file's build-id note there (may sleep, do I/O)
+ *   paths.c    build-id -> path records, from the sampled task's context
+ *   emit.c     writing records (sample, build-id, epoch) into a ring
+ *   kframes.c  kernel frames: the walk, and naming their functions
+ *   cgroups.c  cgroup ids, the cgroup filter, cgroup records
+ *   ring.c     the ring protocol (pure, shared with user space)
+ *   bidcache.c the per-CPU build-id cache (pure)
+ *   elfnote.c  ELF build-id note parser (pure)
+ *   testhook.c test builds only (STACKID_TEST): NMI hook, fault injection
+ *
+ * Contexts. The handler runs on the sampled CPU in hardirq (cpu-clock) or
+ * NMI (hardware events, the test hook), interrupts off, never nested (the
+ * per-CPU busy flag). It never sleeps, faults, allocates, takes a lock it
+ * might wait for, or drops a page-cache reference: a file not in the cache
+ * is left to the sampled task's own context (task.c), which may do all of
+ * that. Process-context code that writes a CPU's ring or cache does so on
+ * its own CPU with interrupts off and the busy flag set (stackid_cpu_get).
  */
 #ifndef STACKID_INTERNAL_H
 #define STACKID_INTERNAL_H
@@ -19,6 +33,9 @@
 #include <linux/irq_work.h>
 #include <linux/mutex.h>
 #include <linux/wait.h>
+#include <linux/timer.h>
+#include <linux/types.h>
+#include <linux/kallsyms.h>
 #include <asm/local64.h>
 
 struct perf_event;
@@ -26,94 +43,201 @@ struct perf_sample_data;
 struct pt_regs;
 struct mm_struct;
 struct file;
+struct task_struct;
+struct callback_head;
+struct cgroup;
 
 #include <stackid.h>
 #include "elfnote.h"
-
-/* Per-CPU ring of variable-size records; see ring.c. */
-struct stackid_ring {
-	u8 *buf;
-	u32 size;		/* power of two, multiple of 8 */
-	u64 head;		/* written by the producer (the sampling CPU) */
-	u64 tail;		/* written by the reader, under sid.read_lock */
-};
-
-/* One entry of the per-CPU build-id cache; see resolve.c. */
-struct stackid_bid_entry {
-	const void *inode;	/* identity only, never dereferenced */
-	unsigned long ino;
-	dev_t dev;
-	u32 size_lo;
-	s64 mtime_sec;
-	u32 mtime_nsec;
-	u8 len;			/* 1..20, or 0: negative entry */
-	u8 reason;		/* negative entry: enum stackid_ip_reason */
-	u8 id[STACKID_BUILD_ID_SIZE];
-};
-
-#define STACKID_BIDCACHE_SIZE	256	/* entries per CPU, power of two */
-
-/* A file parked by the sampler for a build-id path record (paths.c). */
-struct stackid_path_slot {
-	struct file *file;	/* NULL: free, owned by the sampling CPU */
-	u8 len;
-	u8 id[STACKID_BUILD_ID_SIZE];
-};
-
-#define STACKID_PATH_SLOTS	16	/* per CPU */
-#define STACKID_DEFER_SLOTS	8	/* per CPU, at most BITS_PER_LONG */
-struct stackid_deferred;
+#include "ring.h"
+#include "bidcache.h"
 
 /*
- * Everything one CPU's sampler touches. Only that CPU writes it, from the
- * overflow handler (hardirq or NMI), guarded against nesting by busy.
+ * Distinct files one sample may name (as many as it has frames, so the
+ * handler never gives up on one), and may read in task context.
+ */
+#define STACKID_SAMPLE_FILES	STACKID_MAX_DEPTH
+/* A sample's files by inode (open addressing): more slots than files */
+#define STACKID_FILE_HASH	256
+#define STACKID_TASK_PARSES	32
+#define STACKID_DEFER_SLOTS	8	/* per CPU, at most BITS_PER_LONG */
+
+/* A file of a sample being built: its identity and what is known of it. */
+struct stackid_kfile {
+	struct stackid_bid_key key;
+	struct stackid_bid_entry *entry; /* handler: the cache entry hit */
+	struct file *file;	/* task context: referenced until parsed */
+	u8 state;		/* enum stackid_kfile_state */
+	u8 reason;		/* KF_FAILED: enum stackid_ip_reason */
+	u8 len;			/* KF_KNOWN: the build-id */
+	u8 id[STACKID_BUILD_ID_SIZE];
+};
+
+enum stackid_kfile_state {
+	KF_KNOWN = 1,		/* build-id in len/id */
+	KF_FAILED,		/* none, for reason */
+	KF_MISS,		/* not cached: to be read in task context */
+};
+
+/* A frame of a sample being built. */
+struct stackid_kframe {
+	u64 addr;		/* the user address */
+	u64 off;		/* file offset, once the file is known */
+	u8 status;		/* enum stackid_kframe_status */
+	u8 reason;		/* KS_IP: enum stackid_ip_reason */
+	u8 file;		/* KS_FILE: index into the sample's files */
+};
+
+enum stackid_kframe_status {
+	KS_FILE = 1,		/* in files[file], at off */
+	KS_IP,			/* final: raw address, for reason */
+	KS_PENDING,		/* to be resolved in task context */
+};
+
+/*
+ * A sample being built: the record header and the frames, unencoded.
+ * hdr.nr_kernel kernel frames (raw addresses: kips[]) come first in the
+ * record, then hdr.nr_frames - hdr.nr_kernel user frames (frames[]).
+ */
+struct stackid_ksample {
+	struct stackid_sample hdr;	/* ring: filled by emit */
+	bool name_cgroup;		/* task context: emit the cgroup's record */
+	unsigned int nr_files;
+	u8 file_hash[STACKID_FILE_HASH];	/* index + 1 in files; 0: free */
+	unsigned long kips[STACKID_MAX_KDEPTH];
+	struct stackid_kfile files[STACKID_SAMPLE_FILES];
+	struct stackid_kframe frames[STACKID_MAX_DEPTH];
+};
+
+/* The user frames of @ks: after its kernel frames in the record. */
+static inline unsigned int stackid_nr_user(const struct stackid_ksample *ks)
+{
+	return ks->hdr.nr_frames - ks->hdr.nr_kernel;
+}
+
+/* The per-CPU kernel symbol cache (kframes.c), keyed by address. */
+struct stackid_ksym_entry {
+	unsigned long addr;
+	u32 gen;		/* module unloads seen when filled */
+	u32 epoch;		/* ring epoch @index belongs to */
+	u32 off;		/* offset of addr into its function */
+	u16 index;		/* in the ring's symbol table, if epoch matches */
+	bool named;		/* addr is in a symbol */
+};
+
+/* A kernel function's name, as a STACKID_REC_KSYM carries it. */
+struct stackid_ksym_name {
+	u16 name_len, module_len;
+	char name[STACKID_KSYM_NAME_MAX];
+	char module[STACKID_KSYM_MODULE_MAX];
+};
+
+#define STACKID_KSYM_CACHE_BITS	10
+/*
+ * sprint_symbol()'s buffer, and the STACKID_REC_KSYM being written:
+ * KSYM_SYMBOL_LEN is the larger from 6.1 (KSYM_NAME_LEN 512), the record
+ * before (128).
+ */
+#define STACKID_KSYM_REC_MAX	(sizeof(struct stackid_ksym) + \
+				 STACKID_KSYM_NAME_MAX + \
+				 STACKID_KSYM_MODULE_MAX + 8)
+#define STACKID_CGROUP_SEEN_BITS	8
+
+/* A ring as its producer keeps it; see ring.h for the protocol. */
+struct stackid_kring {
+	struct stackid_ring r;
+	void *area;		/* vmalloc_user(): control page + data */
+	u32 epoch;		/* build-id table epoch, counts from 1 */
+	u32 next_index;		/* next free build-id index, 1..65536 */
+	u32 next_kindex;	/* next free kernel symbol index, 1..65536 */
+	bool epoch_due;		/* an epoch record must come first */
+	bool woken;		/* reader woken since it last read here */
+};
+
+/* A sample handed to its task's own context (task.c), in a slot of its CPU. */
+struct stackid_deferred {
+	struct callback_head work;
+	struct stackid_cpu *owner;	/* whose slot this is */
+	unsigned int slot;
+	struct mm_struct *mm;		/* mmgrab()ed: no stale match */
+	struct file *anchor;		/* pins the module (task.c) */
+	struct stackid_ksample ks;
+};
+
+
+/*
+ * Everything one CPU's sampler touches. Only that CPU writes it: its
+ * handler, and process context on it with interrupts off and busy set.
  */
 struct stackid_cpu {
 	int cpu;
-	int busy;			/* handler running on this CPU */
+	int busy;			/* a writer of this CPU's state runs */
+	u32 session;			/* the enable its cache and ring are of */
 	struct perf_event *event;
-	struct stackid_ring ring;
+	struct stackid_kring ring;
 	struct irq_work wake_work;	/* wake readers outside NMI */
-	struct irq_work unlock_work;	/* mmap_read_unlock outside irq-off */
+	struct irq_work unlock_work;	/* NMI: mmap_read_unlock later */
 	struct mm_struct *unlock_mm;
-	struct irq_work path_irq_work;	/* schedule the path work item */
-	struct stackid_path_slot path_slots[STACKID_PATH_SLOTS];
-	struct stackid_bid_entry bid_tmp; /* resolved, not cached yet */
-	/* samples waiting for their task's own context (defer.c) */
+	/* samples waiting for their task's own context (task.c) */
 	unsigned long defer_busy;	/* bit i: defer[i] in use */
 	struct stackid_deferred *defer[STACKID_DEFER_SLOTS];
 	local64_t stats[STACKID_STAT_NR];
 	local64_t cost_sum;		/* handler ns, see stackid_cost */
 	local64_t cost[STACKID_COST_BUCKETS];
-	/* scratch for the record being built: header + max frames */
-	unsigned long ips[STACKID_MAX_DEPTH];
-	union {
-		struct stackid_sample sample;
-		u8 raw[sizeof(struct stackid_sample) +
-		       STACKID_MAX_DEPTH * sizeof(struct stackid_frame)];
-	} rec;
-	struct stackid_bid_entry bidcache[STACKID_BIDCACHE_SIZE];
+	unsigned long ips[STACKID_MAX_DEPTH];	/* the walk's scratch */
+	struct stackid_ksample ks;		/* the sample being built */
+	u8 rec[STACKID_SAMPLE_MAX];		/* its encoding */
+	struct stackid_emit_scratch {		/* emit.c, off the NMI stack */
+		struct stackid_bid_entry *ent[STACKID_SAMPLE_FILES];
+		u16 index[STACKID_SAMPLE_FILES];
+		bool used[STACKID_SAMPLE_FILES];
+		bool fresh[STACKID_SAMPLE_FILES];
+		struct stackid_ksym_entry *kent[STACKID_MAX_KDEPTH];
+		bool kfresh[STACKID_MAX_KDEPTH];
+		bool knamed[STACKID_MAX_KDEPTH];
+		s8 kdup[STACKID_MAX_KDEPTH];
+		u16 kidx[STACKID_MAX_KDEPTH];
+		u32 koff[STACKID_MAX_KDEPTH];
+		struct stackid_ksym_name knames[STACKID_MAX_KDEPTH];
+	} emit;
+	unsigned long kips[STACKID_MAX_KDEPTH];	/* kernel walk scratch */
+	union {				/* sizeof: the larger */
+		char sym[KSYM_SYMBOL_LEN];
+		u8 rec[STACKID_KSYM_REC_MAX];
+	} __aligned(8) ksym_buf;
+	struct stackid_ksym_entry ksyms[1 << STACKID_KSYM_CACHE_BITS];
+	u64 cgroups_seen[1 << STACKID_CGROUP_SEEN_BITS];
+	struct stackid_bidcache cache;
 };
 
 /* Module-wide state. */
 struct stackid_state {
-	struct mutex lock;		/* enable/disable/freq/open */
+	struct mutex lock;		/* enable/disable/freq/reset/open */
 	struct mutex read_lock;		/* ring consumers */
 	wait_queue_head_t wq;		/* readers waiting for records */
+	struct timer_list wake_timer;	/* periodic wakeup while enabled */
 	struct stackid_cpu **cpus;	/* [nr_cpu_ids], possible CPUs only */
+	struct file *anchor;		/* pins the module for deferred work */
 	int hp_state;			/* cpuhp state while enabled, else -1 */
 	bool enabled;
+	bool enabling;			/* online callbacks may fail */
+	u32 session;			/* counts enables */
 	u32 freq;
+	u32 ev_type;			/* event taken at enable */
+	u64 ev_config;
 	u32 filter_tgid;		/* 0: all */
+	u32 watermark;			/* bytes; 0: a quarter of a ring */
+	u32 period_ms;
 };
 
-extern struct stackid_state sid;
+extern struct stackid_state stackid_state;
 
 /* Module parameters (main.c). */
 extern unsigned int stackid_param_max_depth;
 extern unsigned int stackid_param_ring_kb;
 extern bool stackid_param_resolve;
 extern bool stackid_param_cycles;
+extern bool stackid_param_kernel_frames;
 extern unsigned int stackid_param_freq;
 
 static inline void stackid_stat_inc(struct stackid_cpu *c, int i)
@@ -126,68 +250,113 @@ static inline void stackid_stat_add(struct stackid_cpu *c, int i, long v)
 	local64_add(v, &c->stats[i]);
 }
 
+/*
+ * Process context: take this CPU's sampler state for writing (interrupts
+ * off, busy set: the CPU's handler, the only other writer, sees busy and
+ * counts itself nested). NULL if the handler itself is busy here, which
+ * cannot happen with interrupts off, or a nested taker.
+ */
+struct stackid_cpu *stackid_cpu_get(unsigned long *flags);
+void stackid_cpu_put(struct stackid_cpu *c, unsigned long flags);
+void stackid_cpu_session(struct stackid_cpu *c);
+
 /* Count on the current CPU from process context. */
-static inline void stackid_stat_inc_here(int i)
-{
-	unsigned long flags;
-
-	local_irq_save(flags);
-	stackid_stat_inc(sid.cpus[smp_processor_id()], i);
-	local_irq_restore(flags);
-}
-
-/* ring.c */
-int stackid_ring_alloc(struct stackid_ring *r, int cpu, u32 size);
-void stackid_ring_free(struct stackid_ring *r);
-bool stackid_ring_write(struct stackid_ring *r, const void *rec, u32 len);
-bool stackid_ring_empty(struct stackid_ring *r);
-ssize_t stackid_ring_read(struct stackid_ring *r, char __user *buf,
-			  size_t len, size_t *done);
-
-/* events.c */
-int stackid_enable(void);
-void stackid_disable(void);
-int stackid_set_freq(u32 hz);
-int stackid_max_sample_rate(u32 *hz);
+void stackid_stat_inc_here(int i);
 
 /* sample.c */
 void stackid_overflow(struct perf_event *event,
 		      struct perf_sample_data *data, struct pt_regs *regs);
-void stackid_wake_fn(struct irq_work *work);
+void stackid_sample(struct pt_regs *regs);
 
 /* resolve.c */
-bool stackid_resolve(struct stackid_cpu *c, struct mm_struct *mm,
-		     struct stackid_frame *frames, unsigned int n);
+void stackid_resolve(struct stackid_cpu *c, struct mm_struct *mm,
+		     struct stackid_ksample *ks, bool *defer);
+void stackid_resolve_frames(struct stackid_cpu *c, struct mm_struct *mm,
+			    struct stackid_ksample *ks,
+			    int (*file_fn)(struct stackid_cpu *c,
+					   struct stackid_ksample *ks,
+					   struct file *file, int *reason,
+					   void *ctx),
+			    void *ctx);
+int stackid_file_key(struct file *file, struct stackid_bid_key *k);
+int stackid_sample_find_file(struct stackid_ksample *ks,
+			     const struct stackid_bid_key *key,
+			     unsigned int *slot);
+struct vm_area_struct;
+struct file *stackid_vma_file(struct vm_area_struct *vma, int *reason);
 void stackid_count_frames(struct stackid_cpu *c,
-			  const struct stackid_frame *f, unsigned int n);
-struct stackid_found {
-	struct file *file;
-	u8 len;
-	u8 id[STACKID_BUILD_ID_SIZE];
-};
-void stackid_resolve_task(struct mm_struct *mm, struct stackid_frame *f,
-			  unsigned int n, struct stackid_found *found,
-			  unsigned int *nfound);
+			  const struct stackid_ksample *ks);
 
-/* defer.c */
+/* emit.c */
+bool stackid_emit_sample(struct stackid_cpu *c, struct stackid_ksample *ks);
+bool stackid_emit_raw(struct stackid_cpu *c, const void *rec, u32 size);
+void stackid_ring_wakeup_check(struct stackid_cpu *c);
+
+/* task.c */
 int stackid_defer_alloc(struct stackid_cpu *c);
 void stackid_defer_free(struct stackid_cpu *c);
-bool stackid_defer(struct stackid_cpu *c, const struct stackid_sample *s,
-		   struct mm_struct *mm);
-void stackid_unlock_fn(struct irq_work *work);
+bool stackid_defer_idle(void);
+void stackid_task_fn(struct callback_head *work);
+
+/* kframes.c */
+extern atomic_t stackid_ksym_gen;
+unsigned int stackid_kernel_walk(struct pt_regs *regs, unsigned long *ips,
+				 unsigned int max);
+struct stackid_ksym_entry *stackid_ksym_lookup(struct stackid_cpu *c,
+					       unsigned long addr, u32 epoch,
+					       struct stackid_ksym_name *name,
+					       bool *fresh);
+struct stackid_ksym_entry *stackid_ksym_slot(struct stackid_cpu *c,
+					     unsigned long addr);
+bool stackid_ksym_name_of(struct stackid_cpu *c, unsigned long addr,
+			  struct stackid_ksym_name *name, u32 *off);
+int stackid_kframes_init(void);
+void stackid_kframes_exit(void);
+
+/* cgroups.c */
+extern struct cgroup __rcu *stackid_filter_cgrp;
+int stackid_cgroup_set_filter(int fd);
+void stackid_cgroup_report(u64 id);
+void stackid_cgroups_reset(void);
+bool stackid_cgroup_seen(struct stackid_cpu *c, u64 id);
+void stackid_cgroup_seen_add(struct stackid_cpu *c, u64 id);
+
+/* buildid.c */
+int stackid_read_build_id(struct file *file, u8 *id, u8 *len);
 
 /* paths.c */
-bool stackid_paths_park(struct stackid_cpu *c, struct file *file,
-			const u8 *id, u8 len);
-void stackid_paths_irq_fn(struct irq_work *work);
-void stackid_paths_reset(void);
-void stackid_paths_flush(void);
 void stackid_paths_report(struct file *file, const u8 *id, u8 len);
-bool stackid_write_here(const void *rec, u32 size, int ok_stat,
-			int fail_stat);
+void stackid_paths_reset(void);
+
+/* events.c */
+void stackid_unlock_fn(struct irq_work *work);
+int stackid_enable(void);
+void stackid_quiesce(void);
+void stackid_disable(void);
+int stackid_set_freq(u32 hz);
+int stackid_max_sample_rate(u32 *hz);
+int stackid_limits_init(void);
+void stackid_limits_exit(void);
 
 /* dev.c */
 int stackid_dev_init(void);
 void stackid_dev_exit(void);
+void stackid_wake_fn(struct irq_work *work);
+void stackid_wake_timer_fn(struct timer_list *t);
+int stackid_ring_alloc(struct stackid_kring *kr, int cpu, u32 size);
+void stackid_ring_free(struct stackid_kring *kr);
+
+/* testhook.c (STACKID_TEST builds only) */
+#ifdef STACKID_TEST
+int stackid_test_init(void);
+void stackid_test_exit(void);
+int stackid_test_online_fault(unsigned int cpu);
+void stackid_test_disable(void);
+#else
+static inline int stackid_test_init(void) { return 0; }
+static inline void stackid_test_exit(void) { }
+static inline int stackid_test_online_fault(unsigned int cpu) { return 0; }
+static inline void stackid_test_disable(void) { }
+#endif
 
 #endif /* STACKID_INTERNAL_H */

@@ -13,14 +13,19 @@
 #include <linux/cpumask.h>
 #include <linux/topology.h>
 #include <linux/log2.h>
+#include <linux/vmalloc.h>
+#include <linux/timer.h>
+
+#include "compat.h"
 
 #include "internal.h"
 
-struct stackid_state sid = {
-	.lock = __MUTEX_INITIALIZER(sid.lock),
-	.read_lock = __MUTEX_INITIALIZER(sid.read_lock),
-	.wq = __WAIT_QUEUE_HEAD_INITIALIZER(sid.wq),
+struct stackid_state stackid_state = {
+	.lock = __MUTEX_INITIALIZER(stackid_state.lock),
+	.read_lock = __MUTEX_INITIALIZER(stackid_state.read_lock),
+	.wq = __WAIT_QUEUE_HEAD_INITIALIZER(stackid_state.wq),
 	.hp_state = -1,
+	.period_ms = 100,
 };
 
 /* Setters validate, so a bad value fails the load or the write. */
@@ -72,11 +77,15 @@ static const struct kernel_param_ops stackid_ring_ops = {
 module_param_cb(ring_kb, &stackid_ring_ops, &stackid_param_ring_kb, 0444);
 MODULE_PARM_DESC(ring_kb, "Record ring size per CPU in KiB, a power of two, 8..65536 (default 512); load time only");
 
+/*
+ * Checked against kernel.perf_event_max_sample_rate when the module
+ * initialises (the limit cannot be read before): see stackid_init().
+ */
 unsigned int stackid_param_freq = 99;
 static int stackid_set_freq_param(const char *val,
 				  const struct kernel_param *kp)
 {
-	return stackid_set_uint_range(val, kp, 1, 1000000);
+	return stackid_set_uint_range(val, kp, 1, UINT_MAX);
 }
 
 static const struct kernel_param_ops stackid_freq_ops = {
@@ -84,31 +93,37 @@ static const struct kernel_param_ops stackid_freq_ops = {
 	.get = param_get_uint,
 };
 module_param_cb(freq, &stackid_freq_ops, &stackid_param_freq, 0444);
-MODULE_PARM_DESC(freq, "Initial sampling frequency in Hz (default 99); change it at run time with STACKID_IOC_SET_FREQ");
+MODULE_PARM_DESC(freq, "Initial sampling frequency in Hz, 1..kernel.perf_event_max_sample_rate (default 99); change it at run time with STACKID_IOC_SET_FREQ");
 
 bool stackid_param_resolve = true;
 module_param_named(resolve, stackid_param_resolve, bool, 0644);
 MODULE_PARM_DESC(resolve, "Resolve frames to build-id + file offset (default Y); N keeps raw IPs only");
 
+bool stackid_param_kernel_frames = true;
+module_param_named(kernel_frames, stackid_param_kernel_frames, bool, 0644);
+MODULE_PARM_DESC(kernel_frames, "Record the kernel stack of samples that interrupt the kernel, before the user stack (default Y)");
+
 bool stackid_param_cycles;
 module_param_named(cycles, stackid_param_cycles, bool, 0644);
-MODULE_PARM_DESC(cycles, "Sample on hardware CPU cycles (NMI) instead of the cpu-clock timer (default N); applies at the next enable");
+MODULE_PARM_DESC(cycles, "Sample on hardware CPU cycles (NMI) instead of the cpu-clock timer (default N); taken at the next enable");
 
 static void stackid_free_cpus(void)
 {
 	int cpu;
 
-	if (!sid.cpus)
+	if (!stackid_state.cpus)
 		return;
 	for_each_possible_cpu(cpu) {
-		if (!sid.cpus[cpu])
+		struct stackid_cpu *c = stackid_state.cpus[cpu];
+
+		if (!c)
 			continue;
-		stackid_ring_free(&sid.cpus[cpu]->ring);
-		stackid_defer_free(sid.cpus[cpu]);
-		kfree(sid.cpus[cpu]);
+		stackid_ring_free(&c->ring);
+		stackid_defer_free(c);
+		vfree(c);
 	}
-	kfree(sid.cpus);
-	sid.cpus = NULL;
+	kfree(stackid_state.cpus);
+	stackid_state.cpus = NULL;
 }
 
 static int stackid_alloc_cpus(void)
@@ -116,18 +131,19 @@ static int stackid_alloc_cpus(void)
 	struct stackid_cpu *c;
 	int cpu, ret;
 
-	sid.cpus = kcalloc(nr_cpu_ids, sizeof(*sid.cpus), GFP_KERNEL);
-	if (!sid.cpus)
+	stackid_state.cpus = kcalloc(nr_cpu_ids, sizeof(*stackid_state.cpus),
+				     GFP_KERNEL);
+	if (!stackid_state.cpus)
 		return -ENOMEM;
 	for_each_possible_cpu(cpu) {
-		c = kzalloc_node(sizeof(*c), GFP_KERNEL, cpu_to_node(cpu));
+		/* the build-id cache makes this about 110 KiB */
+		c = vzalloc_node(sizeof(*c), cpu_to_node(cpu));
 		if (!c)
 			return -ENOMEM;
-		sid.cpus[cpu] = c;
+		stackid_state.cpus[cpu] = c;
 		c->cpu = cpu;
 		init_irq_work(&c->wake_work, stackid_wake_fn);
 		init_irq_work(&c->unlock_work, stackid_unlock_fn);
-		init_irq_work(&c->path_irq_work, stackid_paths_irq_fn);
 		ret = stackid_ring_alloc(&c->ring, cpu,
 					 stackid_param_ring_kb * 1024);
 		if (!ret)
@@ -138,35 +154,84 @@ static int stackid_alloc_cpus(void)
 	return 0;
 }
 
+/* The freq parameter against kernel.perf_event_max_sample_rate. */
+static int stackid_check_freq(void)
+{
+	u32 max;
+	int ret = stackid_max_sample_rate(&max);
+
+	if (ret)
+		return ret;
+	if (stackid_param_freq > max) {
+		pr_err("freq=%u is above kernel.perf_event_max_sample_rate (%u)\n",
+		       stackid_param_freq, max);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int __init stackid_init(void)
 {
 	int ret;
 
-	sid.freq = stackid_param_freq;
-	ret = stackid_alloc_cpus();
+	timer_setup(&stackid_state.wake_timer, stackid_wake_timer_fn, 0);
+	stackid_state.freq = stackid_param_freq;
+	ret = stackid_limits_init();
+	if (!ret)
+		ret = stackid_check_freq();
+	if (!ret)
+		ret = stackid_alloc_cpus();
 	if (ret)
 		goto fail;
+	ret = stackid_kframes_init();
+	if (ret)
+		goto fail;
+	ret = stackid_test_init();
+	if (ret)
+		goto fail_kframes;
 	ret = stackid_dev_init();
 	if (ret)
-		goto fail;
+		goto fail_test;
 	pr_info("version %s loaded (ABI %u.%u, %u KiB ring per CPU)\n",
 		STACKID_VERSION, STACKID_ABI_MAJOR, STACKID_ABI_MINOR,
 		stackid_param_ring_kb);
 	return 0;
+fail_test:
+	stackid_test_exit();
+fail_kframes:
+	stackid_kframes_exit();
 fail:
 	pr_err("cannot load: %d\n", ret);
 	stackid_free_cpus();
+	stackid_limits_exit();
 	return ret;
 }
 
+/*
+ * Nobody can have the device open (it holds a module reference), and no
+ * sample waits for its task (each holds the anchor, which holds one):
+ * so sampling is off. Still, wait for everything that could ever have
+ * been queued, on every path, before freeing what it uses.
+ */
 static void __exit stackid_exit(void)
 {
-	/* The device holds a module reference while open: nobody samples. */
+	int cpu;
+
 	stackid_dev_exit();
-	mutex_lock(&sid.lock);
+	mutex_lock(&stackid_state.lock);
 	stackid_disable();
-	mutex_unlock(&sid.lock);
+	mutex_unlock(&stackid_state.lock);
+	stackid_test_exit();
+	stackid_kframes_exit();
+	stackid_timer_shutdown_sync(&stackid_state.wake_timer);
+	for_each_possible_cpu(cpu) {
+		irq_work_sync(&stackid_state.cpus[cpu]->unlock_work);
+		irq_work_sync(&stackid_state.cpus[cpu]->wake_work);
+	}
+	stackid_paths_reset();
+	stackid_cgroups_reset();
 	stackid_free_cpus();
+	stackid_limits_exit();
 	pr_info("unloaded\n");
 }
 

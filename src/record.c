@@ -12,26 +12,42 @@ static const char *const stat_names[STACKID_STAT_NR] = {
 	[STACKID_STAT_DROP_NO_MM] = "dropped_no_mm",
 	[STACKID_STAT_DROP_FILTERED] = "dropped_filtered",
 	[STACKID_STAT_DROP_NO_REGS] = "dropped_no_regs",
+	[STACKID_STAT_DROP_USER_WORKER] = "dropped_user_worker",
 	[STACKID_STAT_FRAMES_VALID] = "frames_valid",
 	[STACKID_STAT_TRUNCATED] = "truncated",
 	[STACKID_STAT_BIDCACHE_HIT] = "bidcache_hit",
 	[STACKID_STAT_BIDCACHE_MISS] = "bidcache_miss",
+	[STACKID_STAT_PARSES] = "parses",
+	[STACKID_STAT_BUILD_IDS] = "build_id_records",
+	[STACKID_STAT_EPOCHS] = "epochs",
 	[STACKID_STAT_PATHS] = "paths",
 	[STACKID_STAT_PATHS_DROPPED] = "paths_dropped",
+	[STACKID_STAT_PATHS_LIMITED] = "paths_limited",
 	[STACKID_STAT_DEFERRED] = "deferred",
 	[STACKID_STAT_DEFERRED_DONE] = "deferred_done",
 	[STACKID_STAT_DEFER_NO_SLOT] = "defer_no_slot",
+	[STACKID_STAT_WAKEUPS] = "wakeups",
+	[STACKID_STAT_EVENT_FAILED] = "event_failed",
+	[STACKID_STAT_KFRAMES] = "kernel_frames",
+	[STACKID_STAT_KSYMS] = "ksym_records",
+	[STACKID_STAT_CGROUPS] = "cgroup_records",
+	[STACKID_STAT_CGROUPS_DROPPED] = "cgroups_dropped",
 	[STACKID_STAT_IP_FIRST + STACKID_IP_NONE] = "frames_ip_none",
 	[STACKID_STAT_IP_FIRST + STACKID_IP_RESOLVE_OFF] = "frames_ip_resolve_off",
-	[STACKID_STAT_IP_FIRST + STACKID_IP_MM_BUSY] = "frames_ip_mm_busy",
-	[STACKID_STAT_IP_FIRST + STACKID_IP_UNLOCK_BUSY] = "frames_ip_unlock_busy",
+	[STACKID_STAT_IP_FIRST + STACKID_IP_NOT_RESOLVED] = "frames_ip_not_resolved",
 	[STACKID_STAT_IP_FIRST + STACKID_IP_NO_VMA] = "frames_ip_no_vma",
 	[STACKID_STAT_IP_FIRST + STACKID_IP_NO_FILE] = "frames_ip_no_file",
 	[STACKID_STAT_IP_FIRST + STACKID_IP_NOT_REGULAR] = "frames_ip_not_regular",
-	[STACKID_STAT_IP_FIRST + STACKID_IP_PAGE_ABSENT] = "frames_ip_page_absent",
-	[STACKID_STAT_IP_FIRST + STACKID_IP_NOTE_FAR] = "frames_ip_note_far",
+	[STACKID_STAT_IP_FIRST + STACKID_IP_READ_ERROR] = "frames_ip_read_error",
 	[STACKID_STAT_IP_FIRST + STACKID_IP_NOT_ELF] = "frames_ip_not_elf",
 	[STACKID_STAT_IP_FIRST + STACKID_IP_NO_BUILD_ID] = "frames_ip_no_build_id",
+	[STACKID_STAT_IP_FIRST + STACKID_IP_BUDGET] = "frames_ip_budget",
+};
+
+/* ABI 1's reasons, for old captures. */
+static const char *const reasons1[STACKID1_IP_NR_REASONS] = {
+	"none", "resolve_off", "mm_busy", "unlock_busy", "no_vma", "no_file",
+	"not_regular", "page_absent", "note_far", "not_elf", "no_build_id",
 };
 
 const char *stackid_stat_name(unsigned int i)
@@ -39,8 +55,10 @@ const char *stackid_stat_name(unsigned int i)
 	return i < STACKID_STAT_NR ? stat_names[i] : NULL;
 }
 
-const char *stackid_ip_reason_name(unsigned int r)
+const char *stackid_ip_reason_name_abi(unsigned int major, unsigned int r)
 {
+	if (major == STACKID1_ABI_MAJOR)
+		return r < STACKID1_IP_NR_REASONS ? reasons1[r] : NULL;
 	/* "frames_ip_" is 10 characters */
 	if (r >= STACKID_IP_NR_REASONS)
 		return NULL;
@@ -54,10 +72,10 @@ static long bad(const char **why, const char *what)
 	return -EINVAL;
 }
 
-static long check_sample(const unsigned char *p, u32 size, const char **why)
+static long check_sample1(const unsigned char *p, u32 size, const char **why)
 {
-	struct stackid_sample s;
-	struct stackid_frame f;
+	struct stackid1_sample s;
+	struct stackid1_frame f;
 	unsigned int i;
 
 	if (size < sizeof(s))
@@ -72,18 +90,121 @@ static long check_sample(const unsigned char *p, u32 size, const char **why)
 			if (f.build_id_len < 1 ||
 			    f.build_id_len > STACKID_BUILD_ID_SIZE)
 				return bad(why, "bad build-id length");
-			if (f.reason != STACKID_IP_NONE)
+			if (f.reason != STACKID1_IP_NONE)
 				return bad(why, "bad frame reason");
 		} else if (f.status == STACKID_FRAME_IP) {
 			if (f.build_id_len)
 				return bad(why, "bad build-id length");
-			if (f.reason == STACKID_IP_NONE ||
-			    f.reason >= STACKID_IP_NR_REASONS)
+			if (f.reason == STACKID1_IP_NONE ||
+			    f.reason >= STACKID1_IP_NR_REASONS)
 				return bad(why, "bad frame reason");
 		} else {
 			return bad(why, "bad frame status");
 		}
 	}
+	return size;
+}
+
+static long check_sample(const unsigned char *p, u32 size, const char **why)
+{
+	struct stackid_sample s;
+	struct stackid_frame f;
+	unsigned int i;
+
+	if (size < sizeof(s))
+		return bad(why, "sample record too short");
+	memcpy(&s, p, sizeof(s));
+	if (s.nr_frames > STACKID_MAX_DEPTH ||
+	    sizeof(s) + (size_t)s.nr_frames * sizeof(f) != size)
+		return bad(why, "bad frame count");
+	if (s.nr_kernel > s.nr_frames)
+		return bad(why, "more kernel frames than frames");
+	if (s.nr_kernel > STACKID_MAX_KDEPTH)
+		return bad(why, "more kernel frames than STACKID_MAX_KDEPTH");
+	if (s.nr_kernel && (!(s.flags & STACKID_SF_KERNEL) ||
+			    (s.flags & STACKID_SF_USER)))
+		return bad(why, "kernel frames without the kernel flag");
+	for (i = 0; i < s.nr_frames; i++) {
+		memcpy(&f, p + sizeof(s) + i * sizeof(f), sizeof(f));
+		if (i < s.nr_kernel) {
+			if (f.status != STACKID_FRAME_KERNEL)
+				return bad(why, "not a kernel frame in the first nr_kernel");
+			if (f.reason != STACKID_IP_NONE)
+				return bad(why, "bad frame reason");
+			if (!f.bid && f.addr)
+				return bad(why, "unnamed kernel frame with offset");
+		} else if (f.status == STACKID_FRAME_VALID) {
+			if (!f.bid)
+				return bad(why, "bad build-id index");
+			if (f.reason != STACKID_IP_NONE)
+				return bad(why, "bad frame reason");
+		} else if (f.status == STACKID_FRAME_IP) {
+			if (f.bid)
+				return bad(why, "bad build-id index");
+			if (f.reason == STACKID_IP_NONE ||
+			    f.reason >= STACKID_IP_NR_REASONS)
+				return bad(why, "bad frame reason");
+		} else if (f.status == STACKID_FRAME_KERNEL) {
+			return bad(why, "kernel frame after the user frames");
+		} else {
+			return bad(why, "bad frame status");
+		}
+	}
+	return size;
+}
+
+/* Bytes @p[from..to) all zero. */
+static bool zeros(const unsigned char *p, size_t from, size_t to)
+{
+	for (; from < to; from++)
+		if (p[from])
+			return false;
+	return true;
+}
+
+static long check_ksym(const unsigned char *p, u32 size, const char **why)
+{
+	struct stackid_ksym k;
+	size_t n;
+
+	if (size < sizeof(k) + 8)
+		return bad(why, "kernel symbol record too short");
+	memcpy(&k, p, sizeof(k));
+	if (!k.index)
+		return bad(why, "bad kernel symbol index");
+	if (k.name_len < 1 || k.name_len > STACKID_KSYM_NAME_MAX)
+		return bad(why, "bad kernel symbol name length");
+	if (k.module_len > STACKID_KSYM_MODULE_MAX)
+		return bad(why, "bad kernel module name length");
+	if (size != stackid_ksym_record_size(k.name_len, k.module_len))
+		return bad(why, "ksym lengths do not match record size");
+	n = sizeof(k) + k.name_len + k.module_len;
+	if (memchr(p + sizeof(k), 0, n - sizeof(k)))
+		return bad(why, "NUL inside a ksym or module name");
+	if (!zeros(p, n, size))
+		return bad(why, "ksym not NUL-terminated and zero-padded");
+	return size;
+}
+
+static long check_cgroup(const unsigned char *p, u32 size, const char **why)
+{
+	struct stackid_cgroup cg;
+	const unsigned char *path = p + sizeof(cg);
+
+	if (size < sizeof(cg) + 8)
+		return bad(why, "cgroup record too short");
+	memcpy(&cg, p, sizeof(cg));
+	if (!cg.id)
+		return bad(why, "bad cgroup id");
+	if (cg.__pad[0] || cg.__pad[1] || cg.__pad[2])
+		return bad(why, "cgroup record padding not zero");
+	if (cg.path_len > STACKID_CGROUP_PATH_MAX)
+		return bad(why, "bad cgroup path length");
+	if (size != stackid_cgroup_record_size(cg.path_len))
+		return bad(why, "cgroup path length does not match size");
+	if (memchr(path, 0, cg.path_len) ||
+	    !zeros(p, sizeof(cg) + cg.path_len, size))
+		return bad(why, "cgroup path not NUL-terminated and padded");
 	return size;
 }
 
@@ -106,7 +227,22 @@ static long check_path(const unsigned char *p, u32 size, const char **why)
 	return size;
 }
 
-long stackid_record_check_why(const void *buf, size_t len, const char **why)
+static long check_build_id(const unsigned char *p, u32 size, const char **why)
+{
+	struct stackid_build_id b;
+
+	if (size != sizeof(b))
+		return bad(why, "bad build-id record size");
+	memcpy(&b, p, sizeof(b));
+	if (b.build_id_len < 1 || b.build_id_len > STACKID_BUILD_ID_SIZE)
+		return bad(why, "bad build-id length");
+	if (!b.index)
+		return bad(why, "bad build-id index");
+	return size;
+}
+
+long stackid_record_check_abi(const void *buf, size_t len,
+			      unsigned int major, const char **why)
 {
 	struct stackid_record_hdr hdr;
 	const unsigned char *p = buf;
@@ -115,21 +251,35 @@ long stackid_record_check_why(const void *buf, size_t len, const char **why)
 		return 0;
 	memcpy(&hdr, p, sizeof(hdr));
 	if (hdr.size < sizeof(hdr) || hdr.size % 8 ||
-	    hdr.size > STACKID_RECORD_MAX)
+	    hdr.size > stackid_record_max(major))
 		return bad(why, "bad record size");
 	if (len < hdr.size)
 		return 0;
 	switch (hdr.type) {
 	case STACKID_REC_SAMPLE:
-		return check_sample(p, hdr.size, why);
+		return major == STACKID1_ABI_MAJOR ?
+		       check_sample1(p, hdr.size, why) :
+		       check_sample(p, hdr.size, why);
 	case STACKID_REC_BUILD_ID_PATH:
 		return check_path(p, hdr.size, why);
+	case STACKID_REC_BUILD_ID:
+		if (major == STACKID1_ABI_MAJOR)
+			return hdr.size;
+		return check_build_id(p, hdr.size, why);
+	case STACKID_REC_EPOCH:
+		if (major != STACKID1_ABI_MAJOR &&
+		    hdr.size != sizeof(struct stackid_epoch))
+			return bad(why, "bad epoch record size");
+		return hdr.size;
+	case STACKID_REC_KSYM:
+		if (major == STACKID1_ABI_MAJOR)
+			return hdr.size;
+		return check_ksym(p, hdr.size, why);
+	case STACKID_REC_CGROUP:
+		if (major == STACKID1_ABI_MAJOR)
+			return hdr.size;
+		return check_cgroup(p, hdr.size, why);
 	default:
 		return hdr.size;	/* unknown types are skipped by size */
 	}
-}
-
-long stackid_record_check(const void *buf, size_t len)
-{
-	return stackid_record_check_why(buf, len, NULL);
 }

@@ -1,19 +1,28 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Record decoding helpers shared by every user-space reader of
- * /dev/stackid and of capture files (pure code: see pure.h).
+ * /dev/stackid and of capture files (pure code: see pure.h). They read
+ * the records of ABI 2 (include/stackid.h) and, for old captures, of
+ * ABI 1 (abi1.h).
  */
 #ifndef STACKID_RECORD_H
 #define STACKID_RECORD_H
 
 #include "pure.h"
 #include <stackid.h>
+#include "abi1.h"
 
 /* Name of a statistics counter (enum stackid_stat), or NULL. */
 const char *stackid_stat_name(unsigned int i);
 
-/* Name of a frame fallback reason (enum stackid_ip_reason), or NULL. */
-const char *stackid_ip_reason_name(unsigned int r);
+/* Name of a frame fallback reason of ABI @major, or NULL. */
+const char *stackid_ip_reason_name_abi(unsigned int major, unsigned int r);
+
+/* ... of the current ABI. */
+static inline const char *stackid_ip_reason_name(unsigned int r)
+{
+	return stackid_ip_reason_name_abi(STACKID_ABI_MAJOR, r);
+}
 
 /* hdr.size of a STACKID_REC_BUILD_ID_PATH record with this path_len. */
 static inline size_t stackid_path_record_size(size_t path_len)
@@ -22,29 +31,74 @@ static inline size_t stackid_path_record_size(size_t path_len)
 	       ~(size_t)7;
 }
 
-/*
- * Validate the record at @buf, of which @len bytes are available.
- * Returns its size (> 0), 0 if @len does not hold the whole record yet,
- * or -EINVAL if it is malformed:
- *  - any record: size not a multiple of 8, below the header's, or above
- *    STACKID_RECORD_MAX;
- *  - STACKID_REC_SAMPLE: frame count above STACKID_MAX_DEPTH or not
- *    matching the size, a frame status/reason/build-id length out of
- *    range;
- *  - STACKID_REC_BUILD_ID_PATH: build_id_len not 1..20, path_len above
- *    STACKID_PATH_MAX, size not stackid_path_record_size(path_len), path
- *    not NUL-terminated at path[path_len] or with a NUL before it.
- * Records of other types are only checked for their size (readers skip
- * them). The header is checked before @len matters, so a malformed size
- * is reported even when the record is not all there.
- */
-long stackid_record_check(const void *buf, size_t len);
+/* hdr.size of a STACKID_REC_KSYM record with these lengths. */
+static inline size_t stackid_ksym_record_size(size_t name_len,
+					      size_t module_len)
+{
+	return (sizeof(struct stackid_ksym) + name_len + module_len + 1 + 7) &
+	       ~(size_t)7;
+}
+
+/* hdr.size of a STACKID_REC_CGROUP record with this path_len. */
+static inline size_t stackid_cgroup_record_size(size_t path_len)
+{
+	return (sizeof(struct stackid_cgroup) + path_len + 1 + 7) &
+	       ~(size_t)7;
+}
+
+/* Longest path a STACKID_REC_CGROUP record carries. */
+#define STACKID_CGROUP_PATH_MAX	(STACKID_PATH_MAX - 8)
+
+/* The largest record of ABI @major. */
+static inline size_t stackid_record_max(unsigned int major)
+{
+	return major == STACKID1_ABI_MAJOR ? STACKID1_RECORD_MAX :
+					     STACKID_RECORD_MAX;
+}
 
 /*
- * stackid_record_check(), and on -EINVAL a short description of what is
- * wrong in *@why (a static string, e.g. "bad frame count"); @why may be
- * NULL.
+ * Validate the record of ABI @major at @buf, of which @len bytes are
+ * available. Returns its size (> 0), 0 if @len does not hold the whole
+ * record yet, or -EINVAL if it is malformed:
+ *  - any record: size not a multiple of 8, below the header's, or above
+ *    the ABI's largest record;
+ *  - STACKID_REC_SAMPLE: frame count above STACKID_MAX_DEPTH or not
+ *    matching the size, a frame status, reason, build-id length (ABI 1)
+ *    or index (ABI 2) out of range; ABI 2: nr_kernel above nr_frames or
+ *    STACKID_MAX_KDEPTH, kernel frames without STACKID_SF_KERNEL or with
+ *    STACKID_SF_USER, a frame of the first nr_kernel that is not a
+ *    kernel frame (reason 0; bid 0 only with addr 0) or a kernel frame
+ *    after them;
+ *  - STACKID_REC_BUILD_ID_PATH: build_id_len not 1..20, path_len above
+ *    STACKID_PATH_MAX, size not stackid_path_record_size(path_len), path
+ *    not NUL-terminated at path[path_len] or with a NUL before it;
+ *  - STACKID_REC_BUILD_ID (ABI 2): size, build_id_len not 1..20, index 0;
+ *  - STACKID_REC_EPOCH (ABI 2): size;
+ *  - STACKID_REC_KSYM (ABI 2): index 0, name_len not 1..511, module_len
+ *    above 63, size not stackid_ksym_record_size(), a NUL in the name or
+ *    the module, no NUL after them, padding not zero;
+ *  - STACKID_REC_CGROUP (ABI 2): id 0, path_len above
+ *    STACKID_CGROUP_PATH_MAX, size not stackid_cgroup_record_size(),
+ *    path not NUL-terminated at path[path_len] or with a NUL before it,
+ *    __pad or padding not zero.
+ * Records of other types are only checked for their size (readers skip
+ * them). The header is checked before @len matters, so a malformed size
+ * is reported even when the record is not all there. On -EINVAL, *@why
+ * (if @why) says what is wrong in a few words (a static string).
  */
-long stackid_record_check_why(const void *buf, size_t len, const char **why);
+long stackid_record_check_abi(const void *buf, size_t len,
+			      unsigned int major, const char **why);
+
+/* The same for the current ABI. */
+static inline long stackid_record_check_why(const void *buf, size_t len,
+					    const char **why)
+{
+	return stackid_record_check_abi(buf, len, STACKID_ABI_MAJOR, why);
+}
+
+static inline long stackid_record_check(const void *buf, size_t len)
+{
+	return stackid_record_check_abi(buf, len, STACKID_ABI_MAJOR, NULL);
+}
 
 #endif /* STACKID_RECORD_H */

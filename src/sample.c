@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The sampling path: the perf overflow handler. It runs in hardirq
- * (cpu-clock hrtimer) or NMI (hardware events) context, on the sampled
- * CPU, with interrupts off. Everything here is bounded, never sleeps and
- * never faults: user memory is read with copy_from_user_nofault(), the mm
- * only by trylock (resolve.c), and readers are woken through irq_work.
- * Every sample ends as exactly one of: delivered, or dropped for a
- * counted reason.
+ * The sampling handler. It runs on the sampled CPU in hardirq context
+ * (the cpu-clock hrtimer) or NMI (hardware events; the test hook), with
+ * interrupts off. Everything here is bounded, never sleeps, never faults
+ * (user memory is read with copy_from_user_nmi(), which also refuses while
+ * this CPU's page tables are not current's, as in an NMI during a switch
+ * of mm) and takes no lock it could wait for. Every sample
+ * ends as exactly one of: delivered, dropped for a counted reason, or
+ * handed to its task's own context (task.c), which then delivers or drops
+ * it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -19,13 +21,21 @@
 #include <linux/string.h>
 #include <linux/sched/clock.h>
 #include <linux/bitops.h>
+#include <linux/cgroup.h>
+#include <linux/hash.h>
+#include <linux/rcupdate.h>
+#include <linux/fs.h>
+#include <linux/sched/mm.h>
+#include <linux/task_work.h>
 
 #include "internal.h"
+#include "compat.h"
 
 /*
  * Walk the user stack by frame pointers from @regs (the task's user
- * registers). Fills c->ips innermost first; returns the number of
- * addresses and sets *truncated when the depth limit cut the walk.
+ * registers) into c->ips, innermost first; returns the number of
+ * addresses. *truncated: the depth limit cut off a frame the walk would
+ * have taken.
  *
  * A frame is [saved frame pointer][return address] at the frame pointer,
  * 8-byte words for 64-bit tasks, 4-byte for compat ones. The walk stops
@@ -43,37 +53,36 @@ static unsigned int stackid_walk(struct stackid_cpu *c, struct pt_regs *regs,
 	unsigned int n = 0;
 
 	*truncated = false;
-	if (max == 0)
-		return 0;
 	c->ips[n++] = regs->ip;
 	if (compat)
 		fp &= 0xffffffffUL;
 	while (fp) {
-		if (n >= max) {
-			*truncated = true;
-			break;
-		}
 		if (fp & (word - 1) || fp < prev || fp > limit - 2 * word)
 			break;
 		if (compat) {
 			u32 frame[2];
 
-			if (copy_from_user_nofault(frame, (void __user *)fp,
-						   sizeof(frame)))
+			if (stackid_copy_user_nmi(frame, (void __user *)fp,
+						  sizeof(frame)))
 				break;
 			next = frame[0];
 			ret = frame[1];
 		} else {
 			unsigned long frame[2];
 
-			if (copy_from_user_nofault(frame, (void __user *)fp,
-						   sizeof(frame)))
+			if (stackid_copy_user_nmi(frame, (void __user *)fp,
+						  sizeof(frame)))
 				break;
 			next = frame[0];
 			ret = frame[1];
 		}
 		if (!ret)
 			break;
+		/* only a frame that would have been taken counts as cut */
+		if (n >= max) {
+			*truncated = true;
+			break;
+		}
 		c->ips[n++] = ret;
 		/* strictly up: the next frame must be above this one */
 		prev = fp + 1;
@@ -83,17 +92,82 @@ static unsigned int stackid_walk(struct stackid_cpu *c, struct pt_regs *regs,
 }
 
 /*
- * The interrupted task's user registers: the sample's own when it hit user
- * mode, else those saved at kernel entry. io_uring workers never ran in
- * user mode, so they have none.
+ * The interrupted task's user registers, or NULL (counted as NO_REGS):
+ * the sample's own when it hit user mode, else those saved at kernel
+ * entry, unless they are not trustworthy yet: an NMI that hit the entry
+ * code before it finished saving them (the check perf_get_regs_user()
+ * makes), or an exec in progress (between exec_mmap() and start_thread()
+ * they belong to the old program, the mm to the new one).
  */
 static struct pt_regs *stackid_user_regs(struct pt_regs *regs)
 {
+	struct pt_regs *ur;
+
 	if (user_mode(regs))
 		return regs;
-	if (current->flags & PF_IO_WORKER)
+	ur = task_pt_regs(current);
+	if (in_nmi() && regs->sp > (unsigned long)&ur->r11 &&
+	    regs->sp <= (unsigned long)(ur + 1))
 		return NULL;
-	return task_pt_regs(current);
+	if (stackid_task_in_exec(current))
+		return NULL;
+	return ur;
+}
+
+/*
+ * 0 if @t is a user task whose stack can be walked, else the drop
+ * counter: kernel threads and exiting tasks have no user stack; io_uring
+ * and vhost workers (PF_IO_WORKER, PF_USER_WORKER: what perf's
+ * is_user_task() excludes) share a process's mm but never run in user
+ * mode, so their saved registers are a copy of their creator's, and a
+ * task_work queued on them would wait for a return to user space that
+ * never comes.
+ */
+static int stackid_drop_reason(struct task_struct *t)
+{
+	if (!t->mm || (t->flags & (PF_KTHREAD | PF_EXITING)))
+		return STACKID_STAT_DROP_NO_MM;
+	if (t->flags & (PF_IO_WORKER | STACKID_PF_USER_WORKER))
+		return STACKID_STAT_DROP_USER_WORKER;
+	return 0;
+}
+
+/*
+ * The current task's cgroup v2 id into *@id; false if the cgroup filter
+ * (cgroups.c) keeps the task out.
+ */
+static bool stackid_cgroup_sample(u64 *id)
+{
+#ifdef CONFIG_CGROUPS
+	struct cgroup *cg, *f;
+	bool in = true;
+
+	rcu_read_lock();
+	cg = task_dfl_cgroup(current);
+	*id = cgroup_id(cg);
+	f = rcu_dereference(stackid_filter_cgrp);
+	if (f && !cgroup_is_descendant(cg, f))
+		in = false;
+	rcu_read_unlock();
+	return in;
+#else
+	*id = 0;
+	return true;
+#endif
+}
+
+/*
+ * Has this CPU seen @id named since enable? A direct-mapped set of ids
+ * (its busy flag held): a collision only means one more hand-over.
+ */
+bool stackid_cgroup_seen(struct stackid_cpu *c, u64 id)
+{
+	return !id || c->cgroups_seen[hash_64(id, STACKID_CGROUP_SEEN_BITS)] == id;
+}
+
+void stackid_cgroup_seen_add(struct stackid_cpu *c, u64 id)
+{
+	c->cgroups_seen[hash_64(id, STACKID_CGROUP_SEEN_BITS)] = id;
 }
 
 /* Count one handler run of @ns nanoseconds (see struct stackid_cost). */
@@ -111,17 +185,121 @@ static void stackid_cost_add(struct stackid_cpu *c, u64 ns)
 	local64_add(ns, &c->cost_sum);
 }
 
-void stackid_overflow(struct perf_event *event,
-		      struct perf_sample_data *data, struct pt_regs *regs)
+/*
+ * The sample header, @nk kernel frames (already in ks->kips) and one
+ * pending frame per user address.
+ */
+static void stackid_fill(struct stackid_cpu *c, struct pt_regs *regs,
+			 unsigned int nk, unsigned int n, bool truncated,
+			 bool compat, u64 cgroup)
 {
-	struct stackid_cpu *c = sid.cpus[smp_processor_id()];
+	struct stackid_ksample *ks = &c->ks;
 	struct task_struct *task = current;
-	struct stackid_sample *s = &c->rec.sample;
+	struct stackid_sample *s = &ks->hdr;
+	unsigned int i;
+
+	memset(s, 0, sizeof(*s));
+	s->flags = (user_mode(regs) ? STACKID_SF_USER : 0) |
+		   (truncated ? STACKID_SF_TRUNCATED : 0) |
+		   (compat ? STACKID_SF_COMPAT : 0) |
+		   (nk ? STACKID_SF_KERNEL : 0);
+	s->cpu = c->cpu;
+	s->tgid = task->tgid;
+	s->tid = task->pid;
+	s->time_ns = ktime_get_mono_fast_ns();
+	strscpy_pad(s->comm, task->comm, sizeof(s->comm));
+	s->nr_kernel = nk;
+	s->nr_frames = nk + n;
+	s->cgroup_id = cgroup;
+	ks->nr_files = 0;
+	memset(ks->file_hash, 0, sizeof(ks->file_hash));
+	ks->name_cgroup = false;
+	for (i = 0; i < n; i++) {
+		ks->frames[i].addr = c->ips[i];
+		ks->frames[i].off = 0;
+		ks->frames[i].status = KS_PENDING;
+		ks->frames[i].reason = STACKID_IP_NONE;
+		ks->frames[i].file = 0;
+	}
+}
+
+/* Frames still pending become raw addresses, for @reason. */
+static void stackid_settle(struct stackid_ksample *ks, int reason)
+{
+	unsigned int i;
+
+	for (i = 0; i < stackid_nr_user(ks); i++) {
+		if (ks->frames[i].status != KS_PENDING)
+			continue;
+		ks->frames[i].status = KS_IP;
+		ks->frames[i].reason = reason;
+	}
+}
+
+/**
+ * stackid_defer - hand a sample over to its task's own context
+ * @c: this CPU's sampler state
+ * @ks: the sample as the handler left it
+ * @mm: the sampled task's mm
+ *
+ * Handler context. Returns true if the sample was taken over; false if
+ * the caller must deliver it itself.
+ */
+static bool stackid_defer(struct stackid_cpu *c, struct stackid_ksample *ks,
+		   struct mm_struct *mm)
+{
+	struct file *anchor = READ_ONCE(stackid_state.anchor);
+	struct stackid_deferred *d;
+	unsigned int i;
+
+	if (!anchor)
+		return false;
+	for (i = 0; i < STACKID_DEFER_SLOTS; i++)
+		if (!test_and_set_bit(i, &c->defer_busy))
+			break;
+	if (i == STACKID_DEFER_SLOTS) {
+		stackid_stat_inc(c, STACKID_STAT_DEFER_NO_SLOT);
+		return false;
+	}
+	d = c->defer[i];
+	memcpy(&d->ks, ks, offsetof(struct stackid_ksample, frames) +
+	       stackid_nr_user(ks) * sizeof(ks->frames[0]));
+	d->mm = mm;
+	d->anchor = anchor;
+	init_task_work(&d->work, stackid_task_fn);
+	if (stackid_task_work_add_current(&d->work)) {
+		clear_bit(i, &c->defer_busy);
+		return false;
+	}
+	/*
+	 * The work runs when the task next heads for user space, never
+	 * before this handler returns: the references can be taken now,
+	 * and no failure path has to drop one here (an fput() or mmdrop()
+	 * that might free is not for NMI). Both are atomic increments.
+	 */
+	get_file(anchor);
+	mmgrab(mm);
+	stackid_stat_inc(c, STACKID_STAT_DEFERRED);
+	return true;
+}
+
+/**
+ * stackid_sample - take one sample of the current task
+ * @regs: the interrupted registers
+ *
+ * The perf overflow handler's body; the test hook calls it from NMI.
+ */
+void stackid_sample(struct pt_regs *regs)
+{
+	struct stackid_cpu *c = stackid_state.cpus[smp_processor_id()];
+	struct task_struct *task = current;
 	struct pt_regs *uregs;
-	unsigned int i, n, max, size;
-	bool truncated, compat;
-	u32 filter, tgid;
+	unsigned int n, nk, max;
+	bool truncated, compat, defer = false;
+	u64 cgroup;
+	u32 filter;
 	u64 start, t0 = 0;
+	int drop;
 
 	stackid_stat_inc(c, STACKID_STAT_SAMPLES);
 	if (READ_ONCE(c->busy)) {
@@ -132,14 +310,15 @@ void stackid_overflow(struct perf_event *event,
 	barrier();
 	/* cost is timed from here, for samples that get walked */
 	start = local_clock();
+	stackid_cpu_session(c);
 
-	if (!task->mm || (task->flags & (PF_KTHREAD | PF_EXITING))) {
-		stackid_stat_inc(c, STACKID_STAT_DROP_NO_MM);
+	drop = stackid_drop_reason(task);
+	if (drop) {
+		stackid_stat_inc(c, drop);
 		goto out;
 	}
-	tgid = task->tgid;
-	filter = READ_ONCE(sid.filter_tgid);
-	if (filter && filter != tgid) {
+	filter = READ_ONCE(stackid_state.filter_tgid);
+	if ((filter && filter != task->tgid) || !stackid_cgroup_sample(&cgroup)) {
 		stackid_stat_inc(c, STACKID_STAT_DROP_FILTERED);
 		goto out;
 	}
@@ -149,44 +328,35 @@ void stackid_overflow(struct perf_event *event,
 		goto out;
 	}
 	t0 = start;
+	nk = 0;
+	if (!user_mode(regs) && READ_ONCE(stackid_param_kernel_frames))
+		nk = stackid_kernel_walk(regs, c->ks.kips, STACKID_MAX_KDEPTH);
 	compat = !user_64bit_mode(uregs);
 	max = min_t(unsigned int, READ_ONCE(stackid_param_max_depth),
-		    STACKID_MAX_DEPTH);
+		    STACKID_MAX_DEPTH - nk);
 	n = stackid_walk(c, uregs, compat, max, &truncated);
-
-	memset(s, 0, sizeof(*s));
-	s->hdr.type = STACKID_REC_SAMPLE;
-	s->hdr.abi_major = STACKID_ABI_MAJOR;
-	s->flags = (user_mode(regs) ? STACKID_SF_USER : 0) |
-		   (truncated ? STACKID_SF_TRUNCATED : 0) |
-		   (compat ? STACKID_SF_COMPAT : 0);
-	s->cpu = c->cpu;
-	s->tgid = tgid;
-	s->tid = task->pid;
-	s->time_ns = ktime_get_mono_fast_ns();
-	strscpy_pad(s->comm, task->comm, sizeof(s->comm));
-	s->nr_frames = n;
-	memset(s->frames, 0, n * sizeof(s->frames[0]));
-	for (i = 0; i < n; i++) {
-		s->frames[i].status = STACKID_FRAME_IP;
-		s->frames[i].addr = c->ips[i];
-	}
 	if (truncated)
 		stackid_stat_inc(c, STACKID_STAT_TRUNCATED);
-	size = sizeof(*s) + n * sizeof(s->frames[0]);
-	s->hdr.size = size;
-	if (stackid_resolve(c, task->mm, s->frames, n) &&
-	    stackid_defer(c, s, task->mm))
-		goto out;	/* delivered or dropped by its task */
-	stackid_count_frames(c, s->frames, n);
-	if (!stackid_ring_write(&c->ring, s, size)) {
-		stackid_stat_inc(c, STACKID_STAT_DROP_RING_FULL);
-		goto out;
+	stackid_fill(c, regs, nk, n, truncated, compat, cgroup);
+	/* a cgroup this CPU has not named yet: named in task context */
+	if (!stackid_cgroup_seen(c, cgroup)) {
+		c->ks.name_cgroup = true;
+		defer = true;
 	}
-	stackid_stat_inc(c, STACKID_STAT_DELIVERED);
-	/* full barrier inside; pairs with prepare_to_wait() of a reader */
-	if (wq_has_sleeper(&sid.wq))
-		irq_work_queue(&c->wake_work);
+
+	if (!READ_ONCE(stackid_param_resolve)) {
+		stackid_settle(&c->ks, STACKID_IP_RESOLVE_OFF);
+	} else {
+		bool more;
+
+		stackid_resolve(c, task->mm, &c->ks, &more);
+		defer |= more;
+	}
+	if (defer && stackid_defer(c, &c->ks, task->mm))
+		goto out;	/* its task delivers or drops it */
+	stackid_settle(&c->ks, STACKID_IP_NOT_RESOLVED);
+	stackid_count_frames(c, &c->ks);
+	stackid_emit_sample(c, &c->ks);
 out:
 	if (t0)
 		stackid_cost_add(c, local_clock() - t0);
@@ -194,8 +364,8 @@ out:
 	WRITE_ONCE(c->busy, 0);
 }
 
-/* Wakes readers from a context where that is allowed (not NMI). */
-void stackid_wake_fn(struct irq_work *work)
+void stackid_overflow(struct perf_event *event,
+		      struct perf_sample_data *data, struct pt_regs *regs)
 {
-	wake_up_interruptible(&sid.wq);
+	stackid_sample(regs);
 }

@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Finishing samples in the sampled task's own context.
+ *
+ * The handler resolves only what the build-id cache knows. A sample with
+ * a frame it could not resolve (a file not cached on this CPU, the mm
+ * lock contended, an NMI whose previous unlock is still pending, any
+ * sample on PREEMPT_RT) is copied into a free per-CPU slot and handed to
+ * a task_work on the sampled task; it runs before the task returns to
+ * user space, in process context, where it may sleep: it takes the mm
+ * lock (killable), finds the files, reads their build-id notes through
+ * the page cache with I/O if need be (buildid.c), caches the results on
+ * the CPU it runs on, emits a path record the first time a build-id is
+ * read (paths.c), and writes the sample. At most STACKID_TASK_PARSES
+ * files are read for one sample; frames in further files stay raw
+ * (STACKID_IP_BUDGET). A frame is never resolved against another address
+ * space: if the task exec'd or is exiting meanwhile, its frames stay raw
+ * (STACKID_IP_NOT_RESOLVED).
+ *
+ * Nothing is lost: with no free slot, or when the task cannot take work
+ * (exiting; NMI on a kernel whose task_work_add() is not NMI-safe), the
+ * handler delivers the sample at once with those frames raw, and counts
+ * STACKID_STAT_DEFER_NO_SLOT when the slots ran out.
+ *
+ * Unloading. Each queued sample holds a reference on stackid_state.anchor,
+ * a file whose file_operations are owned by this module; the module
+ * cannot be unloaded while a file it owns is open. The task_work drops
+ * that reference with fput() as the last thing it does; fput() from a
+ * task never releases the file itself but queues the release as one more
+ * task_work, which task_work_run() runs after this one has returned, and
+ * the release's module_put() is the kernel's own code (__fput()). So no
+ * code of this module runs after the module reference is gone, whatever
+ * the compiler makes of this function: no tail call is needed. rmmod
+ * fails with EBUSY while a sampled task has not yet returned to user
+ * space (tasks do within a tick unless blocked in the kernel); workers
+ * that never return there are never sampled (sample.c).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/sched.h>
+#include <linux/sched/mm.h>
+#include <linux/task_work.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/iversion.h>
+#include <linux/mm.h>
+#include <linux/mmap_lock.h>
+#include <linux/topology.h>
+
+#include "internal.h"
+#include "compat.h"
+
+
+/*
+ * A file of a deferred sample, under the mm lock: added to the sample
+ * with a reference to be read once the lock is dropped.
+ */
+static int stackid_task_file(struct stackid_cpu *unused,
+			     struct stackid_ksample *ks, struct file *file,
+			     int *reason, void *ctx)
+{
+	struct stackid_bid_key key;
+	struct stackid_kfile *kf;
+	unsigned int slot;
+	int i;
+
+	stackid_file_key(file, &key);
+	i = stackid_sample_find_file(ks, &key, &slot);
+	if (i >= 0) {
+		kf = &ks->files[i];
+		/* one the handler found but could not read */
+		if (kf->state == KF_MISS && !kf->file)
+			kf->file = get_file(file);
+		return i;
+	}
+	if (ks->nr_files == STACKID_SAMPLE_FILES ||
+	    slot == STACKID_FILE_HASH) {
+		*reason = STACKID_IP_BUDGET;
+		return -1;
+	}
+	ks->file_hash[slot] = ks->nr_files + 1;
+	kf = &ks->files[ks->nr_files];
+	kf->key = key;
+	kf->entry = NULL;
+	kf->state = KF_MISS;
+	kf->file = get_file(file);
+	return ks->nr_files++;
+}
+
+/* The cache of the CPU we run on knows @kf now? Fills it if so. */
+static bool stackid_task_cached(struct stackid_kfile *kf)
+{
+	struct stackid_bid_entry *e;
+	unsigned long flags;
+	struct stackid_cpu *c;
+	bool hit = false;
+
+	c = stackid_cpu_get(&flags);
+	e = stackid_bidcache_find(&c->cache, &kf->key);
+	if (e) {
+		hit = true;
+		stackid_stat_inc(c, STACKID_STAT_BIDCACHE_HIT);
+		if (e->len) {
+			kf->state = KF_KNOWN;
+			kf->len = e->len;
+			memcpy(kf->id, e->id, e->len);
+		} else {
+			kf->state = KF_FAILED;
+			kf->reason = e->reason;
+		}
+	}
+	stackid_cpu_put(c, flags);
+	return hit;
+}
+
+/* Remember what reading @kf found, in the cache of the CPU we run on. */
+static void stackid_task_cache(struct stackid_kfile *kf)
+{
+	struct stackid_bid_entry *e;
+	unsigned long flags;
+	struct stackid_cpu *c;
+
+	c = stackid_cpu_get(&flags);
+	e = stackid_bidcache_insert(&c->cache, &kf->key,
+				    stackid_bidcache_tick(&c->cache));
+	if (e) {
+		e->len = kf->state == KF_KNOWN ? kf->len : 0;
+		e->reason = kf->state == KF_KNOWN ? 0 : kf->reason;
+		memcpy(e->id, kf->id, e->len);
+	}
+	stackid_cpu_put(c, flags);
+}
+
+/*
+ * Read the build-id of @kf's file. The key is taken again around the
+ * read, with the inode's i_version marked as queried first so that any
+ * write from then on changes it: a file that changed meanwhile is not
+ * cached, and its frames stay raw (READ_ERROR).
+ */
+static void stackid_task_read(struct stackid_kfile *kf)
+{
+	struct stackid_bid_key before, after;
+	struct inode *inode = file_inode(kf->file);
+	int err;
+
+	inode_query_iversion(inode);
+	stackid_file_key(kf->file, &before);
+	err = stackid_read_build_id(kf->file, kf->id, &kf->len);
+	stackid_file_key(kf->file, &after);
+	stackid_stat_inc_here(STACKID_STAT_PARSES);
+	if (memcmp(&before, &after, sizeof(before))) {
+		kf->state = KF_FAILED;
+		kf->reason = STACKID_IP_READ_ERROR;
+		return;
+	}
+	kf->key = after;
+	switch (err) {
+	case 0:
+		kf->state = KF_KNOWN;
+		stackid_paths_report(kf->file, kf->id, kf->len);
+		break;
+	case -ENOENT:
+		kf->state = KF_FAILED;
+		kf->reason = STACKID_IP_NO_BUILD_ID;
+		break;
+	case -ENOEXEC:
+		kf->state = KF_FAILED;
+		kf->reason = STACKID_IP_NOT_ELF;
+		break;
+	default:
+		kf->state = KF_FAILED;
+		kf->reason = STACKID_IP_READ_ERROR;
+		return;		/* passing: not cached */
+	}
+	stackid_task_cache(kf);
+}
+
+/* Resolve what is left of @ks in its own task's context. */
+static void stackid_task_resolve(struct stackid_ksample *ks,
+				 struct mm_struct *mm)
+{
+	unsigned int i, parses = 0;
+
+	/* the handler's cache hits stay; its misses are looked up anew */
+	for (i = 0; i < stackid_nr_user(ks); i++)
+		if (ks->frames[i].status == KS_PENDING)
+			ks->frames[i].file = 0;
+	for (i = 0; i < ks->nr_files; i++)
+		ks->files[i].entry = NULL;
+	if (mmap_read_lock_killable(mm))
+		return;
+	stackid_resolve_frames(NULL, mm, ks, stackid_task_file, NULL);
+	mmap_read_unlock(mm);
+
+	for (i = 0; i < ks->nr_files; i++) {
+		struct stackid_kfile *kf = &ks->files[i];
+
+		if (kf->state != KF_MISS || !kf->file)
+			continue;	/* a miss of the handler's, not seen here */
+		if (!stackid_task_cached(kf)) {
+			if (parses < STACKID_TASK_PARSES) {
+				parses++;
+				stackid_task_read(kf);
+			} else {
+				kf->state = KF_FAILED;
+				kf->reason = STACKID_IP_BUDGET;
+			}
+		}
+		fput(kf->file);
+		kf->file = NULL;
+	}
+	for (i = 0; i < stackid_nr_user(ks); i++) {
+		struct stackid_kframe *f = &ks->frames[i];
+		struct stackid_kfile *kf = &ks->files[f->file];
+
+		if (f->status != KS_PENDING)
+			continue;
+		if (kf->state == KF_KNOWN) {
+			f->status = KS_FILE;
+		} else {
+			f->status = KS_IP;
+			f->reason = kf->state == KF_FAILED ?
+				    kf->reason : STACKID_IP_NOT_RESOLVED;
+		}
+	}
+}
+
+void stackid_task_fn(struct callback_head *work)
+{
+	struct stackid_deferred *d = container_of(work, struct stackid_deferred,
+						  work);
+	struct stackid_ksample *ks = &d->ks;
+	struct file *anchor = d->anchor;
+	struct mm_struct *mm = current->mm;
+	unsigned long flags;
+	struct stackid_cpu *c;
+	unsigned int i;
+
+	if (mm && mm == d->mm && !(current->flags & PF_EXITING)) {
+		stackid_task_resolve(ks, mm);
+		if (ks->name_cgroup)
+			stackid_cgroup_report(ks->hdr.cgroup_id);
+	}
+	for (i = 0; i < stackid_nr_user(ks); i++) {
+		if (ks->frames[i].status != KS_PENDING)
+			continue;
+		ks->frames[i].status = KS_IP;
+		ks->frames[i].reason = STACKID_IP_NOT_RESOLVED;
+	}
+	ks->hdr.flags |= STACKID_SF_DEFERRED;
+
+	c = stackid_cpu_get(&flags);
+	stackid_count_frames(c, ks);
+	stackid_emit_sample(c, ks);
+	stackid_stat_inc(c, STACKID_STAT_DEFERRED_DONE);
+	stackid_cpu_put(c, flags);
+	mmdrop(d->mm);
+	/* the slot goes back to its CPU's handler */
+	smp_mb__before_atomic();
+	clear_bit(d->slot, &d->owner->defer_busy);
+	fput(anchor);	/* last: see "Unloading" above */
+}
+
+/* True when no sample waits for its task: every slot is free. */
+bool stackid_defer_idle(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		if (READ_ONCE(stackid_state.cpus[cpu]->defer_busy))
+			return false;
+	return true;
+}
+
+int stackid_defer_alloc(struct stackid_cpu *c)
+{
+	unsigned int i;
+
+	BUILD_BUG_ON(STACKID_DEFER_SLOTS > BITS_PER_LONG);
+	for (i = 0; i < STACKID_DEFER_SLOTS; i++) {
+		c->defer[i] = kvzalloc_node(sizeof(*c->defer[i]), GFP_KERNEL,
+					    cpu_to_node(c->cpu));
+		if (!c->defer[i])
+			return -ENOMEM;
+		c->defer[i]->owner = c;
+		c->defer[i]->slot = i;
+	}
+	return 0;
+}
+
+/* Module exit: no work can be pending (each holds the anchor). */
+void stackid_defer_free(struct stackid_cpu *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < STACKID_DEFER_SLOTS; i++)
+		kvfree(c->defer[i]);
+}

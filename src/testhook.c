@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Test builds only (make STACKID_TEST=1; never DKMS, never shipped):
+ * what the VM suite needs to reach paths that QEMU's TCG cannot.
+ *
+ *  - test_nmi=1 routes unknown NMIs (QEMU's monitor `nmi` command, which
+ *    the harness sends at a steady rate) into stackid_sample(), the same
+ *    code the perf overflow handler runs, while sampling is enabled: so
+ *    the handler runs in real NMI context without a PMU.
+ *    test_nmi_samples counts those samples.
+ *  - test_fail_cpu=N makes CPU N's online callback wait
+ *    test_fail_delay_ms, then fail with -EIO: an ENABLE that fails after
+ *    other CPUs' handlers have already run and queued work.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/delay.h>
+#include <linux/atomic.h>
+#include <linux/rcupdate.h>
+#include <asm/nmi.h>
+
+#include "internal.h"
+
+static bool stackid_test_nmi_on;
+module_param_named(test_nmi, stackid_test_nmi_on, bool, 0644);
+MODULE_PARM_DESC(test_nmi, "TEST BUILD: sample from unknown NMIs while enabled");
+
+static atomic_long_t stackid_test_nmi_count = ATOMIC_LONG_INIT(0);
+static int stackid_get_nmi_count(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%ld\n", atomic_long_read(&stackid_test_nmi_count));
+}
+
+static const struct kernel_param_ops stackid_nmi_count_ops = {
+	.get = stackid_get_nmi_count,
+};
+module_param_cb(test_nmi_samples, &stackid_nmi_count_ops, NULL, 0444);
+MODULE_PARM_DESC(test_nmi_samples, "TEST BUILD: samples taken in NMI");
+
+static int stackid_test_fail_cpu = -1;
+module_param_named(test_fail_cpu, stackid_test_fail_cpu, int, 0644);
+MODULE_PARM_DESC(test_fail_cpu, "TEST BUILD: this CPU's online callback fails");
+
+static unsigned int stackid_test_fail_delay_ms;
+module_param_named(test_fail_delay_ms, stackid_test_fail_delay_ms, uint, 0644);
+MODULE_PARM_DESC(test_fail_delay_ms, "TEST BUILD: ... after this many ms");
+
+/*
+ * While test_nmi is set, every unknown NMI is ours (the kernel would
+ * otherwise log each as "NMI received for unknown reason"); it samples
+ * only while sampling is enabled.
+ */
+static int stackid_test_nmi(unsigned int type, struct pt_regs *regs)
+{
+	if (!READ_ONCE(stackid_test_nmi_on))
+		return NMI_DONE;
+	if (READ_ONCE(stackid_state.enabled)) {
+		stackid_sample(regs);
+		atomic_long_inc(&stackid_test_nmi_count);
+	}
+	return NMI_HANDLED;
+}
+
+int stackid_test_online_fault(unsigned int cpu)
+{
+	if ((int)cpu != READ_ONCE(stackid_test_fail_cpu) ||
+	    !READ_ONCE(stackid_state.enabling))
+		return 0;
+	msleep(READ_ONCE(stackid_test_fail_delay_ms));
+	return -EIO;
+}
+
+/* After enabled went false: wait for NMI handlers that saw it true. */
+void stackid_test_disable(void)
+{
+	synchronize_rcu();
+}
+
+int stackid_test_init(void)
+{
+	pr_warn("TEST BUILD: test hooks present; not for production\n");
+	return register_nmi_handler(NMI_UNKNOWN, stackid_test_nmi, 0,
+				    "stackid_test");
+}
+
+void stackid_test_exit(void)
+{
+	unregister_nmi_handler(NMI_UNKNOWN, "stackid_test");
+}
