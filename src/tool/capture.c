@@ -34,10 +34,9 @@ void capture_hdr_init(struct capture_hdr *h, uint32_t abi_version,
 	h->hdr_size = sizeof(*h);
 }
 
-static int fail(struct capture *c, int status, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+#define fail capture_fail
 
-static int fail(struct capture *c, int status, const char *fmt, ...)
+int capture_fail(struct capture *c, int status, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -110,11 +109,13 @@ static int check_header(struct capture *c)
 		return fail(c, EXIT_DATA, "bad header at byte 8: format "
 			    "version %u, this stackid reads %u",
 			    h->version, CAPTURE_VERSION);
-	if (h->abi_version >> 16 != STACKID_ABI_MAJOR)
+	/* ABI 1's captures stay readable (abi1.h) */
+	if (h->abi_version >> 16 != STACKID_ABI_MAJOR &&
+	    h->abi_version >> 16 != STACKID1_ABI_MAJOR)
 		return fail(c, EXIT_DATA, "bad header at byte 12: module "
-			    "ABI %u.%u, this stackid reads ABI %u.x",
+			    "ABI %u.%u, this stackid reads ABI %u.x and %u.x",
 			    h->abi_version >> 16, h->abi_version & 0xffff,
-			    STACKID_ABI_MAJOR);
+			    STACKID1_ABI_MAJOR, STACKID_ABI_MAJOR);
 	if (h->hdr_size != sizeof(*h))
 		return fail(c, EXIT_DATA, "bad header at byte 24: header "
 			    "size %u, want %zu", h->hdr_size, sizeof(*h));
@@ -235,7 +236,8 @@ int capture_next(struct capture *c, const void **rec, uint64_t *off)
 		return -c->status;
 	for (;;) {
 		n = avail(c, &p);
-		r = stackid_record_check_why(p, n, &why);
+		r = stackid_record_check_abi(p, n, c->hdr.abi_version >> 16,
+					     &why);
 		if (r > 0)
 			break;
 		if (r < 0)

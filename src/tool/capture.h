@@ -19,10 +19,27 @@
  *	             struct stackid_record_hdr whose size (a multiple of 8)
  *	             is the whole record's
  *
- * A reader refuses another magic, format version, ABI major, header size
- * or a reserved field that is not 0; it skips records of types it does
+ * A reader refuses another magic, format version, header size or a
+ * reserved field that is not 0, and an ABI major other than 2 (the
+ * current one) and 1 (whose captures stay readable: src/abi1.h); it skips records of types it does
  * not know (a newer minor ABI) by their size. A record whose header
  * carries another abi_major than the capture's is corrupt.
+ *
+ * Besides the module's records, `stackid record` adds records of its own,
+ * of types from CAPTURE_REC_FIRST (0x8000) up, which the module never
+ * writes. They extend format 1 compatibly: a reader that does not know
+ * them skips them like any unknown type, and a capture without them (as
+ * written before they existed) still reads. Their hdr.abi_major is the
+ * capture's, as for every record. A reader takes a tool record longer
+ * than it knows (later fields added at the end) and ignores one shorter
+ * than its first version.
+ *  - CAPTURE_REC_INFO, first after the header: the wall-clock time of
+ *    start_ns, the sampling frequency, and where the file lies in a
+ *    continuous recording (run id, file number).
+ *  - CAPTURE_REC_END, last: the monotonic time the file was closed and
+ *    the module's statistics counters accumulated while it was written
+ *    (a delta: summed over the files of one run, they give the run's
+ *    totals, for which samples == delivered + dropped holds).
  */
 #ifndef STACKID_TOOL_CAPTURE_H
 #define STACKID_TOOL_CAPTURE_H
@@ -46,6 +63,33 @@ struct capture_hdr {
 };
 
 _Static_assert(sizeof(struct capture_hdr) == 32, "capture header layout");
+
+#define CAPTURE_REC_FIRST	0x8000
+#define CAPTURE_REC_INFO	0x8001
+#define CAPTURE_REC_END		0x8002
+
+struct capture_info {
+	struct stackid_record_hdr hdr;	/* type CAPTURE_REC_INFO */
+	__u64 realtime_ns;	/* CLOCK_REALTIME at the header's start_ns */
+	__u32 freq_hz;		/* sampling frequency; 0: not known */
+	__u32 seq;		/* file number in a continuous run, from 0 */
+	__u64 run_id;		/* the same in every file of one run */
+	__u32 tgid;		/* the process filter, 0: every process */
+	__u32 __pad;
+};
+
+struct capture_end {
+	struct stackid_record_hdr hdr;	/* type CAPTURE_REC_END */
+	__u64 end_ns;		/* CLOCK_MONOTONIC when the file was closed */
+	__u32 nr;		/* counters filled (enum stackid_stat) */
+	__u32 __pad;
+	__u64 counters[STACKID_STATS_MAX];	/* delta over this file */
+};
+
+_Static_assert(sizeof(struct capture_info) == 40, "info record layout");
+_Static_assert(sizeof(struct capture_end) % 8 == 0 &&
+	       sizeof(struct capture_end) <= STACKID_RECORD_MAX,
+	       "end record layout");
 
 /* Fill @h for a capture of a module with @abi_version, started at @ns. */
 void capture_hdr_init(struct capture_hdr *h, uint32_t abi_version,
@@ -80,6 +124,14 @@ struct capture {
  * c->err; capture_close() is needed either way.
  */
 int capture_open(struct capture *c, const char *path);
+
+/*
+ * Set the capture's sticky error: @status (EXIT_DATA...) and the message
+ * from @fmt. Returns @status. For decoders that find records valid one
+ * by one but inconsistent together.
+ */
+int capture_fail(struct capture *c, int status, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* The same over @len bytes at @p, which must outlive @c. */
 int capture_open_mem(struct capture *c, const void *p, size_t len,

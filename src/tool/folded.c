@@ -3,9 +3,13 @@
  * --format folded: one line per distinct stack,
  *
  *	COMM;OUTERMOST;...;INNERMOST COUNT
+ *	CGROUP;COMM;OUTERMOST;...;INNERMOST COUNT	(--by-cgroup)
  *
  * sorted by COUNT, highest first, then by the line's bytes: the input of
- * flamegraph.pl and similar tools.
+ * flamegraph.pl and similar tools. A sample's kernel frames come after
+ * its user frames, outermost first, as func_[k] (render.h), so that the
+ * kernel's part of a stack continues where the user's part called it,
+ * and flame graphs colour them as kernel frames.
  *
  * Samples are first counted by their raw stack (rendered comm and
  * frames, with build-ids and comms interned), so each distinct raw stack
@@ -21,9 +25,12 @@
 
 /*
  * A raw stack, in the key arena: word 0 is comm index | nr_frames << 32,
- * then two words per frame, innermost first: the address, and the
- * build-id index + 1 (0 for an ip frame).
+ * word 1 the cgroup id (--by-cgroup; else 0), then two words per frame,
+ * innermost first: the address, and the build-id index + 1 (0 for an ip
+ * frame), or for a kernel frame KTAG | its function's number + 1 (KTAG
+ * alone: not named).
  */
+#define KTAG	(1ULL << 63)
 struct stack {
 	uint64_t hash;
 	uint64_t count;
@@ -31,17 +38,18 @@ struct stack {
 };
 
 struct fold {
-	struct intern comms, bids;	/* comms as rendered */
+	struct intern comms;		/* comms as rendered */
 	struct strbuf comm;		/* scratch */
 	uint64_t *words;
 	size_t nwords, capwords;
 	struct stack *tab;	/* open addressing; count 0: empty */
 	size_t n, nslots;
+	bool merge;		/* distinct raw stacks may render the same */
 };
 
 static size_t key_words(const uint64_t *k)
 {
-	return 1 + 2 * (k[0] >> 32);
+	return 2 + 2 * (k[0] >> 32);
 }
 
 static void fold_grow(struct fold *f)
@@ -63,9 +71,9 @@ static void fold_grow(struct fold *f)
 }
 
 static void fold_add(struct report *rp, struct fold *f,
-		     const struct stackid_sample *s)
+		     const struct rsample *s)
 {
-	size_t need = 1 + 2 * (size_t)s->nr_frames, mask, j;
+	size_t need = 2 + 2 * (size_t)s->nr_frames, mask, j;
 	uint64_t *k, h;
 	unsigned int i;
 
@@ -78,14 +86,20 @@ static void fold_add(struct report *rp, struct fold *f,
 	render_comm(&rp->r, &f->comm, s->comm);
 	k[0] = intern_bytes(&f->comms, f->comm.buf, f->comm.len) |
 	       (uint64_t)s->nr_frames << 32;
+	k[1] = rp->o->by_cgroup ? s->cgroup_id : 0;
 	for (i = 0; i < s->nr_frames; i++) {
-		const struct stackid_frame *fr = &s->frames[i];
+		const struct rframe *fr = &s->frames[i];
 
-		k[1 + 2 * i] = fr->addr;
-		k[2 + 2 * i] = fr->status == STACKID_FRAME_VALID ?
-			intern_bytes(&f->bids, fr->build_id,
-				     fr->build_id_len) + 1 : 0;
+		k[2 + 2 * i] = fr->addr;
+		if (fr->status == STACKID_FRAME_KERNEL)
+			k[3 + 2 * i] = KTAG | (fr->kname ? fr->bid + 1 : 0);
+		else
+			k[3 + 2 * i] = fr->status == STACKID_FRAME_VALID ?
+				fr->bid + 1 : 0;
 	}
+	/* offsets into one kernel function, cgroups named alike */
+	if (s->nr_kernel || rp->o->by_cgroup)
+		f->merge = true;
 	h = hash_bytes(k, need * 8, 0);
 	if ((f->n + 1) * 2 > f->nslots)
 		fold_grow(f);
@@ -130,20 +144,36 @@ static void render_stack(struct report *rp, struct fold *f, struct strbuf *sb,
 			 const uint64_t *k)
 {
 	unsigned int n = k[0] >> 32, i;
-	struct stackid_frame fr;
+	struct rframe fr;
 	uint32_t ci = (uint32_t)k[0];
 
+	if (rp->o->by_cgroup) {
+		struct strbuf cg = { 0 };
+
+		report_cgroup_name(rp, k[1], &cg);
+		render_str(&rp->r, sb, cg.buf, cg.len);
+		sb_addc(sb, ';');
+		sb_free(&cg);
+	}
 	sb_add(sb, intern_str(&f->comms, ci), intern_len(&f->comms, ci));
 	for (i = n; i-- > 0;) {
-		uint64_t b = k[2 + 2 * i];
+		uint64_t b = k[3 + 2 * i];
 
 		memset(&fr, 0, sizeof(fr));
-		fr.addr = k[1 + 2 * i];
-		if (b) {
+		fr.addr = k[2 + 2 * i];
+		if (b & KTAG) {
+			fr.status = STACKID_FRAME_KERNEL;
+			if (b != KTAG) {
+				fr.kname = intern_str(&rp->ksym_nums,
+						      (b & ~KTAG) - 1);
+				fr.kmodule = fr.kname + strlen(fr.kname) + 1;
+			}
+		} else if (b) {
 			fr.status = STACKID_FRAME_VALID;
-			fr.build_id_len = intern_len(&f->bids, b - 1);
-			memcpy(fr.build_id, intern_str(&f->bids, b - 1),
-			       fr.build_id_len);
+			fr.bid = b - 1;
+			fr.build_id_len = intern_len(&rp->bid_nums, b - 1);
+			fr.build_id = (const unsigned char *)
+				      intern_str(&rp->bid_nums, b - 1);
 		} else {
 			fr.status = STACKID_FRAME_IP;
 		}
@@ -153,9 +183,10 @@ static void render_stack(struct report *rp, struct fold *f, struct strbuf *sb,
 	sb_addc(sb, 0);		/* lines are NUL-separated in the arena */
 }
 
-static void fold_print(struct report *rp, struct fold *f)
+static void fold_lines(struct report *rp, struct fold *f, folded_fn fn,
+		       void *arg)
 {
-	struct strbuf sb = { 0 }, out = { 0 };
+	struct strbuf sb = { 0 };
 	struct line *lines = xcalloc(f->n, sizeof(*lines));
 	size_t i, n = 0, m;
 	char *arena;
@@ -171,7 +202,7 @@ static void fold_print(struct report *rp, struct fold *f)
 	}
 	arena = sb.buf;
 	m = n;
-	if (rp->sym) {
+	if (rp->sym || f->merge) {
 		/* merge the raw stacks that rendered the same */
 		qsort_r(lines, n, sizeof(*lines), by_text, arena);
 		for (i = 0, m = 0; i < n; i++) {
@@ -184,40 +215,53 @@ static void fold_print(struct report *rp, struct fold *f)
 		}
 	}
 	qsort_r(lines, m, sizeof(*lines), by_count, arena);
-	for (i = 0; i < m; i++) {
-		sb_add(&out, arena + lines[i].off, lines[i].len);
-		sb_addf(&out, " %llu\n", (unsigned long long)lines[i].count);
-		if (out.len >= 1 << 16) {
-			fwrite(out.buf, 1, out.len, rp->out);
-			sb_reset(&out);
-		}
-	}
-	if (out.len)
-		fwrite(out.buf, 1, out.len, rp->out);
-	sb_free(&out);
+	for (i = 0; i < m; i++)
+		fn(arg, arena + lines[i].off, lines[i].len, lines[i].count);
 	sb_free(&sb);
 	free(lines);
 }
 
+struct printer {
+	struct strbuf out;
+	FILE *f;
+};
+
+static void print_line(void *arg, const char *line, size_t len,
+		       uint64_t count)
+{
+	struct printer *p = arg;
+
+	sb_add(&p->out, line, len);
+	sb_addf(&p->out, " %llu\n", (unsigned long long)count);
+	if (p->out.len >= 1 << 16) {
+		fwrite(p->out.buf, 1, p->out.len, p->f);
+		sb_reset(&p->out);
+	}
+}
+
 int folded_report(struct report *rp)
 {
-	const struct stackid_record_hdr *h;
+	struct printer p = { .f = rp->out };
+	int ret = folded_each(rp, print_line, &p);
+
+	if (p.out.len)
+		fwrite(p.out.buf, 1, p.out.len, rp->out);
+	sb_free(&p.out);
+	return ret;
+}
+
+int folded_each(struct report *rp, folded_fn fn, void *arg)
+{
+	struct rsample *s = xmalloc(sizeof(*s));
 	struct fold f = { 0 };
-	const void *rec;
-	uint64_t off;
 	int ret;
 
-	while ((ret = capture_next(rp->c, &rec, &off)) > 0) {
-		h = rec;
-		if (h->type == STACKID_REC_SAMPLE)
-			fold_add(rp, &f, rec);
-		else if (h->type == STACKID_REC_BUILD_ID_PATH)
-			report_path_record(rp, rec);
-	}
-	fold_print(rp, &f);
+	while ((ret = report_next_sample(rp, s)) > 0)
+		fold_add(rp, &f, s);
+	free(s);
+	fold_lines(rp, &f, fn, arg);
 	intern_free(&f.comms);
 	sb_free(&f.comm);
-	intern_free(&f.bids);
 	free(f.words);
 	free(f.tab);
 	return ret;

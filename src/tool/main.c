@@ -10,16 +10,21 @@
 #include "capture.h"
 
 static const char usage[] =
-"usage: stackid record [-F HZ] [-p PID] [-d SECONDS] [-o FILE]\n"
-"       stackid report [-i FILE] [--format text|folded] [--no-symbols]\n"
-"                      [--offsets]\n"
+"usage: stackid record [-F HZ] [-p PID] [--cgroup DIR] [-d SECONDS] [-o FILE]\n"
+"       stackid record --rotate SECONDS --dir DIR [--keep N|--max-size B]\n"
+"       stackid report [-i FILE] [-o FILE] [--format text|folded|pprof|svg]\n"
+"                      [--no-symbols] [--offsets] [--lines] [--cgroup PATH]\n"
+"       stackid push --url URL [--label K=V]... FILE...|--dir DIR\n"
 "       stackid --help | --version\n"
 "\n"
 "System-wide sampling of user stacks as ELF build-id + file offset, from\n"
-"the stackid kernel module, symbolized later by build-id.\n"
+"the stackid kernel module, symbolized later by build-id; kernel stacks\n"
+"as function names + offsets, and each sample's cgroup.\n"
 "\n"
-"  record   sample into a capture file (default stackid.cap)\n"
-"  report   print a capture, as text or as folded stacks\n"
+"  record   sample into a capture file (default stackid.cap), or one\n"
+"           file per interval into a directory\n"
+"  report   print a capture: text, folded stacks, pprof, flame graph\n"
+"  push     send captures as pprof to a Grafana Pyroscope server\n"
 "\n"
 "`stackid COMMAND --help` tells more; so does stackid(1).\n"
 "\n"
@@ -36,6 +41,8 @@ int main(int argc, char **argv)
 		return cmd_record(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "report"))
 		return cmd_report(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "push"))
+		return cmd_push(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
 	    !strcmp(argv[1], "help")) {
 		fputs(usage, stdout);

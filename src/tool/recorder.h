@@ -20,8 +20,15 @@ struct record_opts {
 	const char *out;	/* capture file; "-": standard output */
 	uint32_t hz;		/* 0: leave the module's frequency */
 	uint32_t tgid;		/* 0: every process */
+	const char *cgroup;	/* a cgroup v2 directory: only tasks at or
+				 * below it; NULL: every cgroup */
 	uint64_t duration_ns;	/* 0: until SIGINT or SIGTERM */
 	int status;		/* status line: 1 on, 0 off, -1 if a tty */
+	/* continuous mode (dir set): one capture per rotate_ns in dir */
+	const char *dir;
+	uint64_t rotate_ns;
+	unsigned int keep;	/* most closed files in dir; 0: any */
+	uint64_t max_size;	/* most bytes of captures in dir; 0: any */
 };
 
 struct sysops {
@@ -31,6 +38,10 @@ struct sysops {
 	int (*ppoll)(struct pollfd *fds, nfds_t n, const struct timespec *t,
 		     const sigset_t *mask);
 	int (*close)(int fd);
+	/* NULL (the fake device): read() only */
+	void *(*mmap)(void *addr, size_t len, int prot, int flags, int fd,
+		      off_t off);
+	int (*munmap)(void *addr, size_t len);
 };
 
 extern const struct sysops real_sysops;

@@ -3,34 +3,38 @@
  * `stackid report`: drive a format over a capture, and report errors.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tool.h"
 #include "report.h"
 #include "symbolize.h"
 
-void report_path_record(struct report *rp, const void *rec)
+/*
+ * Text needs every path and cgroup name before its first sample, and the
+ * cgroup filter every cgroup name (a cgroup's record may follow samples
+ * of it): read them first, then start again with the rings' tables and
+ * what the capture says about itself forgotten (the END records would
+ * count twice).
+ */
+static int collect_paths(struct report *rp)
 {
-	const struct stackid_build_id_path *p = rec;
+	struct rsample *s = xmalloc(sizeof(*s));
 
-	if (rp->sym)
-		symbolizer_add_path(rp->sym, p->build_id, p->build_id_len,
-				    p->path);
+	while (report_next_sample(rp, s) > 0)
+		;
+	free(s);
+	memset(&rp->meta, 0, sizeof(rp->meta));
+	bidtab_free(&rp->bids);
+	return capture_rewind(rp->c);
 }
 
-/* Text needs every path before its first sample: read them first. */
-static void collect_paths(struct report *rp)
-{
-	const struct stackid_record_hdr *h;
-	const void *rec;
-	uint64_t off;
-
-	while (capture_next(rp->c, &rec, &off) > 0) {
-		h = rec;
-		if (h->type == STACKID_REC_BUILD_ID_PATH)
-			report_path_record(rp, rec);
-	}
-}
+static int (*const formats[])(struct report *) = {
+	[FORMAT_TEXT] = text_report,
+	[FORMAT_FOLDED] = folded_report,
+	[FORMAT_PPROF] = pprof_report,
+	[FORMAT_SVG] = flame_report,
+};
 
 int report_run(struct capture *c, const struct report_opts *o, FILE *out,
 	       FILE *err)
@@ -38,28 +42,42 @@ int report_run(struct capture *c, const struct report_opts *o, FILE *out,
 	struct symbolizer_opts so = {
 		.debug_dir = o->debug_dir,
 		.debuginfod = o->debuginfod,
+		.lines = o->lines,
+		.no_demangle = o->no_demangle,
+		.err = err,
 	};
 	struct report rp = {
 		.o = o,
 		.c = c,
 		.out = out,
+		.err = err,
 		.r = {
 			.offsets = o->offsets,
-			.folded = o->format == FORMAT_FOLDED,
+			.lines = o->lines,
+			.folded = o->format == FORMAT_FOLDED ||
+				  o->format == FORMAT_SVG,
 		},
 	};
 	int ret = 0;
 
 	if (o->symbols)
 		rp.sym = rp.r.sym = symbolizer_new(&so);
-	if (rp.sym && o->format == FORMAT_TEXT) {
-		collect_paths(&rp);
-		ret = capture_rewind(c);
-	}
+	if (o->format == FORMAT_TEXT || o->cgroup)
+		ret = collect_paths(&rp);
 	if (!ret)
-		ret = o->format == FORMAT_FOLDED ? folded_report(&rp) :
-						   text_report(&rp);
+		ret = formats[o->format](&rp);
+	if (o->info) {
+		o->info->wall_start_ns = report_wall_ns(&rp, c->hdr.start_ns);
+		o->info->wall_end_ns = report_wall_ns(&rp, report_end_ns(&rp));
+		o->info->freq_hz = rp.meta.freq_hz;
+		o->info->samples = rp.meta.samples;
+	}
 	symbolizer_free(rp.sym);
+	path_table_free(&rp.paths);
+	bidtab_free(&rp.bids);
+	intern_free(&rp.bid_nums);
+	intern_free(&rp.ksym_nums);
+	path_table_free(&rp.cgroups);
 	errno = 0;
 	if (fflush(out) || ferror(out)) {
 		fprintf(err, "stackid: writing the report: %s\n",

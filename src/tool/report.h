@@ -11,22 +11,40 @@
 #define STACKID_TOOL_REPORT_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "capture.h"
+#include "bidtab.h"
+#include "decode.h"
 #include "render.h"
 
 enum report_format {
 	FORMAT_TEXT,
 	FORMAT_FOLDED,
+	FORMAT_PPROF,
+	FORMAT_SVG,
+};
+
+/* What report_run() learned about the capture, for `stackid push`. */
+struct report_info {
+	uint64_t wall_start_ns, wall_end_ns;	/* 0: no INFO record */
+	uint32_t freq_hz;			/* 0: not known */
+	uint64_t samples;
 };
 
 struct report_opts {
 	enum report_format format;
+	struct report_info *info;	/* filled if set */
 	bool symbols;		/* symbolize (else BUILDID+0xOFFSET) */
 	bool offsets;		/* function+0xOFF */
 	const char *debug_dir;	/* NULL: /usr/lib/debug */
 	bool debuginfod;	/* use debuginfod if DEBUGINFOD_URLS is set */
+	bool lines;		/* source lines, inlined functions */
+	bool no_demangle;	/* C++ names as in the symbol table */
+	const char *cgroup;	/* only samples at or below this cgroup path
+				 * (normalized: "/", "/a/b"); NULL: all */
+	bool by_cgroup;		/* folded, svg: the cgroup as the first frame */
 };
 
 /*
@@ -44,16 +62,32 @@ struct report {
 	struct symbolizer *sym;	/* NULL without symbols */
 	struct render r;
 	FILE *out;
+	FILE *err;
+	struct path_table paths;	/* decode.c */
+	struct bidtab bids;		/* decode.c: the rings' tables */
+	struct intern bid_nums;		/* decode.c: build-id -> rframe.bid */
+	struct intern ksym_nums;	/* decode.c: "name\0module" -> bid */
+	struct path_table cgroups;	/* decode.c: cgroup id -> path */
+	struct capture_meta meta;	/* decode.c */
 };
 
 /*
- * The formats: read the records from the current position, write the
- * report. Return 0 at the clean end, or capture_next()'s error.
+ * The formats: read the samples from the current position with
+ * report_next_sample(), write the report. Return 0 at the clean end, or
+ * capture_next()'s error.
  */
 int text_report(struct report *rp);
 int folded_report(struct report *rp);
+int pprof_report(struct report *rp);
+int flame_report(struct report *rp);
 
-/* Feed a STACKID_REC_BUILD_ID_PATH record to the symbolizer, if any. */
-void report_path_record(struct report *rp, const void *rec);
+/*
+ * The folded aggregate, for the formats built on it: @fn gets each line
+ * (without its count, not NUL-terminated) and its count, in the order
+ * --format folded prints them. Returns as the formats do.
+ */
+typedef void (*folded_fn)(void *arg, const char *line, size_t len,
+			  uint64_t count);
+int folded_each(struct report *rp, folded_fn fn, void *arg);
 
 #endif /* STACKID_TOOL_REPORT_H */

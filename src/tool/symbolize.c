@@ -14,6 +14,8 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include <dwarf.h>
+#include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
@@ -31,13 +33,22 @@ struct seg {
 	uint64_t off, filesz, vaddr;
 };
 
-/* One looked-up offset. */
+/* One looked-up offset; strings owned here, or by libdw. */
 struct hit {
 	uint64_t off;
 	bool used, ret;
 	const char *func;
 	uint64_t func_off;
+	const char *mangled;
+	const char *src;
+	unsigned int line;
+	struct sym_inline *inl;
+	unsigned int ninl;
 };
+
+/* From libstdc++: C linkage, declared here to keep the tool in C. */
+extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len,
+			    int *status);
 
 struct bid {
 	struct symbolizer *s;
@@ -62,8 +73,11 @@ struct symbolizer {
 	unsigned int cap;
 #ifdef HAVE_DEBUGINFOD
 	debuginfod_client *dc;
-	bool dc_tried;
+	bool dc_tried, dc_dead;
 #endif
+	char *debuginfo_path;	/* for libdwfl: ":.debug:DEBUGDIR" */
+	Dwfl_Callbacks callbacks;
+	struct intern strs;	/* demangled names */
 };
 
 struct symbolizer *symbolizer_new(const struct symbolizer_opts *o)
@@ -74,6 +88,10 @@ struct symbolizer *symbolizer_new(const struct symbolizer_opts *o)
 	s->o = *o;
 	if (!s->o.debug_dir)
 		s->o.debug_dir = "/usr/lib/debug";
+	if (!s->o.err)
+		s->o.err = stderr;
+	s->debuginfo_path = xmalloc(strlen(s->o.debug_dir) + 9);
+	sprintf(s->debuginfo_path, ":.debug:%s", s->o.debug_dir);
 	return s;
 }
 
@@ -220,7 +238,7 @@ static debuginfod_client *dclient(struct symbolizer *s)
 {
 	const char *urls = getenv("DEBUGINFOD_URLS");
 
-	if (!s->o.debuginfod || !urls || !*urls)
+	if (!s->o.debuginfod || !urls || !*urls || s->dc_dead)
 		return NULL;
 	if (!s->dc_tried) {
 		s->dc_tried = true;
@@ -240,6 +258,13 @@ static int from_debuginfod(struct bid *b, bool exe, bool segs, char **name)
 		return -1;
 	fd = exe ? debuginfod_find_executable(dc, b->id, b->len, &path) :
 		   debuginfod_find_debuginfo(dc, b->id, b->len, &path);
+	if (fd < 0 && fd != -ENOENT) {
+		/* not "it has no such file": the server itself failed */
+		b->s->dc_dead = true;
+		fprintf(b->s->o.err, "stackid: debuginfod (%s): %s; "
+			"symbolizing without it\n", getenv("DEBUGINFOD_URLS"),
+			strerror(-fd));
+	}
 	if (fd < 0)
 		return -1;
 	close(fd);
@@ -294,29 +319,37 @@ static int find_elf_cb(Dwfl_Module *mod, void **userdata, const char *modname,
 	return -1;
 }
 
-/* libdwfl asks for it when the ELF file has no .symtab. */
+/*
+ * libdwfl asks for it when the ELF file has no .symtab, or for DWARF:
+ * its standard search, then our debuginfod client. libdwfl would ask
+ * debuginfod itself, silently and again for every module, while
+ * DEBUGINFOD_URLS is set: hidden from it during its search.
+ */
 static int find_debuginfo_cb(Dwfl_Module *mod, void **userdata,
 			     const char *modname, Dwarf_Addr base,
 			     const char *file_name, const char *debuglink,
 			     GElf_Word crc, char **debuginfo_file_name)
 {
 	struct bid *b = *userdata;
+	char *urls = getenv("DEBUGINFOD_URLS");
+	int fd;
 
-	(void)mod;
-	(void)modname;
-	(void)base;
-	(void)file_name;
-	(void)debuglink;
-	(void)crc;
 	if (!b)
 		return -1;
-	return find_debug(b, false, debuginfo_file_name);
+	if (urls)
+		urls = xstrdup(urls);
+	unsetenv("DEBUGINFOD_URLS");
+	fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base,
+					  file_name, debuglink, crc,
+					  debuginfo_file_name);
+	if (urls) {
+		setenv("DEBUGINFOD_URLS", urls, 1);
+		free(urls);
+	}
+	if (fd >= 0)
+		return fd;
+	return from_debuginfod(b, false, false, debuginfo_file_name);
 }
-
-static const Dwfl_Callbacks callbacks = {
-	.find_elf = find_elf_cb,
-	.find_debuginfo = find_debuginfo_cb,
-};
 
 static void load(struct bid *b)
 {
@@ -341,7 +374,10 @@ static void load(struct bid *b)
 		return;
 	if (debug)
 		fix_debug_segs(b);
-	b->dwfl = dwfl_begin(&callbacks);
+	b->s->callbacks.find_elf = find_elf_cb;
+	b->s->callbacks.find_debuginfo = find_debuginfo_cb;
+	b->s->callbacks.debuginfo_path = &b->s->debuginfo_path;
+	b->dwfl = dwfl_begin(&b->s->callbacks);
 	if (!b->dwfl)
 		goto fail;
 	dwfl_report_begin(b->dwfl);
@@ -382,6 +418,95 @@ static bool off_to_vaddr(const struct bid *b, uint64_t off, uint64_t *vaddr)
 	return false;
 }
 
+/* @name demangled (kept by the symbolizer), *@sys the mangled one. */
+static const char *demangle(struct symbolizer *s, const char *name,
+			    const char **sys)
+{
+	char *d;
+	int st = -1;
+	unsigned int i;
+
+	*sys = NULL;
+	if (s->o.no_demangle || strncmp(name, "_Z", 2))
+		return name;
+	d = __cxa_demangle(name, NULL, NULL, &st);
+	if (st || !d) {
+		free(d);
+		return name;
+	}
+	i = intern_bytes(&s->strs, d, strlen(d));
+	free(d);
+	*sys = name;
+	return intern_str(&s->strs, i);
+}
+
+/* A DWARF function's name: its linkage name demangled, else its name. */
+static const char *die_name(struct symbolizer *s, Dwarf_Die *die,
+			    const char **sys)
+{
+	Dwarf_Attribute a;
+	const char *n = dwarf_formstring(dwarf_attr_integrate(
+					die, DW_AT_linkage_name, &a));
+
+	if (!n)
+		n = dwarf_formstring(dwarf_attr_integrate(
+					die, DW_AT_MIPS_linkage_name, &a));
+	if (n)
+		return demangle(s, n, sys);
+	*sys = NULL;
+	n = dwarf_diename(die);
+	return n ? n : "??";
+}
+
+/*
+ * --lines: the source position of @addr and the functions inlined there.
+ * dwarf_getscopes() lists the scopes innermost first: each inlined
+ * subroutine is at the position we have so far, and its DW_AT_call_file
+ * and DW_AT_call_line are where its caller is; the last such position is
+ * the real function's.
+ */
+static void lines(struct bid *b, uint64_t addr, struct hit *h)
+{
+	Dwfl_Line *l = dwfl_module_getsrc(b->mod, addr);
+	Dwarf_Die *cu, *scopes = NULL;
+	Dwarf_Files *files = NULL;
+	Dwarf_Attribute a;
+	Dwarf_Addr bias;
+	Dwarf_Word w;
+	const char *src = NULL;
+	size_t nfiles = 0;
+	int line = 0, n, i;
+
+	if (l)
+		src = dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL);
+	cu = dwfl_module_addrdie(b->mod, addr, &bias);
+	n = cu ? dwarf_getscopes(cu, addr - bias, &scopes) : 0;
+	if (n > 0 && dwarf_getsrcfiles(cu, &files, &nfiles))
+		files = NULL;
+	for (i = 0; i < n; i++) {
+		Dwarf_Die *d = &scopes[i];
+		struct sym_inline *in;
+
+		if (dwarf_tag(d) == DW_TAG_subprogram)
+			break;
+		if (dwarf_tag(d) != DW_TAG_inlined_subroutine)
+			continue;
+		h->inl = xreallocarray(h->inl, h->ninl + 1, sizeof(*h->inl));
+		in = &h->inl[h->ninl++];
+		in->func = die_name(b->s, d, &in->sysname);
+		in->src = src;
+		in->line = line;
+		line = dwarf_formudata(dwarf_attr(d, DW_AT_call_line, &a),
+				       &w) ? 0 : w;
+		src = files && !dwarf_formudata(dwarf_attr(d, DW_AT_call_file,
+							   &a), &w) ?
+		      dwarf_filesrc(files, w, NULL, NULL) : NULL;
+	}
+	free(scopes);
+	h->src = src;
+	h->line = line > 0 ? line : 0;
+}
+
 static void lookup(struct bid *b, uint64_t off, bool ret, struct hit *h)
 {
 	uint64_t vaddr, addr;
@@ -389,8 +514,6 @@ static void lookup(struct bid *b, uint64_t off, bool ret, struct hit *h)
 	GElf_Sym sym;
 	const char *name;
 
-	h->func = NULL;
-	h->func_off = 0;
 	if (!b->mod)
 		return;
 	/* a return address may end its segment: its call lies before */
@@ -402,10 +525,12 @@ static void lookup(struct bid *b, uint64_t off, bool ret, struct hit *h)
 		return;
 	name = dwfl_module_addrinfo(b->mod, addr, &symoff, &sym, NULL, NULL,
 				    NULL);
-	if (!name || !*name)
-		return;
-	h->func = name;
-	h->func_off = symoff + (vaddr - addr);
+	if (name && *name) {
+		h->func = demangle(b->s, name, &h->mangled);
+		h->func_off = symoff + (vaddr - addr);
+	}
+	if (b->s->o.lines)
+		lines(b, addr, h);
 }
 
 static unsigned int hit_slot(uint64_t off, bool ret, unsigned int mask)
@@ -449,9 +574,7 @@ void symbolize(struct symbolizer *s, const unsigned char *id,
 	struct bid *b;
 	struct hit *h;
 
-	out->func = NULL;
-	out->func_off = 0;
-	out->file = NULL;
+	memset(out, 0, sizeof(*out));
 	if (!len || len > STACKID_BUILD_ID_SIZE)
 		return;
 	b = get_bid(s, id, len);
@@ -470,6 +593,11 @@ void symbolize(struct symbolizer *s, const unsigned char *id,
 	}
 	out->func = h->func;
 	out->func_off = h->func_off;
+	out->sysname = h->mangled;
+	out->src = h->src;
+	out->line = h->line;
+	out->ninline = h->ninl;
+	out->inl = h->inl;
 }
 
 void symbolizer_free(struct symbolizer *s)
@@ -487,11 +615,15 @@ void symbolizer_free(struct symbolizer *s)
 		if (b->dwfl)
 			dwfl_end(b->dwfl);
 		free(b->segs);
+		for (j = 0; j < b->nslots; j++)
+			free(b->hits[j].inl);
 		free(b->hits);
 		free(b);
 	}
 	free(s->bids);
 	intern_free(&s->ids);
+	intern_free(&s->strs);
+	free(s->debuginfo_path);
 #ifdef HAVE_DEBUGINFOD
 	if (s->dc)
 		debuginfod_end(s->dc);

@@ -11,29 +11,59 @@
  *      debuginfod's executable (when DEBUGINFOD_URLS is set). Its PT_LOAD
  *      program headers map file offsets to addresses; its .symtab, else
  *      .dynsym, names them;
- *   2. when that file has no .symtab, or there is no such file: the
- *      separate debug file DEBUGDIR/.build-id/xx/rest.debug (DEBUGDIR:
- *      /usr/lib/debug), then debuginfod's debuginfo. Without an ELF file,
- *      a debug file's program headers map offsets (where strip emptied
- *      them, assuming the GNU ld layout: offset = address - base).
+ *   2. when that file has no .symtab (or --lines wants DWARF): libdwfl's
+ *      standard search (dwfl_standard_find_debuginfo: the .gnu_debuglink
+ *      file next to it, in .debug/ and under DEBUGDIR, and
+ *      DEBUGDIR/.build-id/xx/rest.debug; DEBUGDIR: /usr/lib/debug), then
+ *      debuginfod's debuginfo;
+ *   3. when there is no ELF file: the debug file found by build-id in
+ *      DEBUGDIR/.build-id, then debuginfod's, stands for it: its program
+ *      headers map offsets (where strip emptied them, assuming the GNU
+ *      ld layout: offset = address - base).
+ *
+ * debuginfod is asked by stackid's own client, never libdwfl's, so that
+ * a server that cannot be reached (anything but "not found") is reported
+ * once on @err, and not asked again in this run.
+ *
+ * C++ names are demangled with __cxa_demangle() from libstdc++ (which
+ * every Debian system has: apt needs it), the mangled name kept as the
+ * system name. With lines, DWARF (libdw) gives the source file and line
+ * of each address and the chain of functions inlined there.
  */
 #ifndef STACKID_TOOL_SYMBOLIZE_H
 #define STACKID_TOOL_SYMBOLIZE_H
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct symbolizer;
 
 struct symbolizer_opts {
 	const char *debug_dir;	/* NULL: /usr/lib/debug */
 	bool debuginfod;	/* ask debuginfod if DEBUGINFOD_URLS is set */
+	bool lines;		/* source lines and inlined functions (DWARF) */
+	bool no_demangle;	/* keep C++ names mangled */
+	FILE *err;		/* where a debuginfod failure is told, once */
+};
+
+/* A function inlined at the address (with --lines). */
+struct sym_inline {
+	const char *func, *sysname;	/* as in struct sym */
+	const char *src;		/* source file, or NULL */
+	unsigned int line;		/* 0: not known */
 };
 
 struct sym {
 	const char *func;	/* NULL: no symbol covers the address */
 	uint64_t func_off;	/* the address's offset from func */
 	const char *file;	/* basename of the capture's path, or NULL */
+	const char *sysname;	/* the mangled name func was demangled
+				 * from, or NULL */
+	const char *src;	/* with lines: source file of the address */
+	unsigned int line;	/* ... and its line; 0: not known */
+	unsigned int ninline;	/* functions inlined there, innermost */
+	const struct sym_inline *inl;	/* first; func is their caller */
 };
 
 struct symbolizer *symbolizer_new(const struct symbolizer_opts *o);

@@ -2,15 +2,20 @@
 /*
  * --format text: one block per sample, in capture order:
  *
- *	SECONDS.MICROS cpu CPU COMM TGID/TID FLAGS
- *		FRAME                   innermost first
+ *	SECONDS.MICROS cpu CPU COMM TGID/TID FLAGS [CGROUP]
+ *		FUNCTION+0xOFF [kernel] kernel frames first, innermost first
+ *		FRAME                   then the user frames, innermost first
  *		0xIP (REASON)           a frame left as a raw address
  *	(blank line)
  *
  * SECONDS is relative to the capture's start; FLAGS is a comma-separated
- * list of user, truncated, compat (and the hex of unknown bits), or "-".
+ * list of user, truncated, compat, kernel (and the hex of unknown bits),
+ * or "-". CGROUP, for a sample that carries a cgroup id: the cgroup's
+ * path as the capture names it ("/system.slice/x.service"), or
+ * "[cgroup ID]" if it never does.
  */
 #include <inttypes.h>
+#include <stdlib.h>
 
 #include "record.h"
 #include "report.h"
@@ -32,6 +37,7 @@ static void add_flags(struct strbuf *sb, uint32_t flags)
 		{ STACKID_SF_USER, "user" },
 		{ STACKID_SF_TRUNCATED, "truncated" },
 		{ STACKID_SF_COMPAT, "compat" },
+		{ STACKID_SF_KERNEL, "kernel" },
 	};
 	size_t start = sb->len, i;
 
@@ -53,7 +59,7 @@ static void add_flags(struct strbuf *sb, uint32_t flags)
 }
 
 static void add_sample(struct report *rp, struct strbuf *sb,
-		       const struct stackid_sample *s)
+		       const struct rsample *s)
 {
 	unsigned int i;
 
@@ -62,14 +68,22 @@ static void add_sample(struct report *rp, struct strbuf *sb,
 	render_comm(&rp->r, sb, s->comm);
 	sb_addf(sb, " %" PRIu32 "/%" PRIu32 " ", s->tgid, s->tid);
 	add_flags(sb, s->flags);
+	if (s->cgroup_id) {
+		struct strbuf cg = { 0 };
+
+		report_cgroup_name(rp, s->cgroup_id, &cg);
+		sb_addc(sb, ' ');
+		render_str(&rp->r, sb, cg.buf, cg.len);
+		sb_free(&cg);
+	}
 	sb_addc(sb, '\n');
 	for (i = 0; i < s->nr_frames; i++) {
-		const struct stackid_frame *f = &s->frames[i];
+		const struct rframe *f = &s->frames[i];
 
 		sb_addc(sb, '\t');
 		render_frame(&rp->r, sb, f, i > 0);
 		if (f->status == STACKID_FRAME_IP)
-			sb_addf(sb, " (%s)", stackid_ip_reason_name(f->reason));
+			sb_addf(sb, " (%s)", report_reason_name(rp, f->reason));
 		sb_addc(sb, '\n');
 	}
 	sb_addc(sb, '\n');
@@ -77,17 +91,12 @@ static void add_sample(struct report *rp, struct strbuf *sb,
 
 int text_report(struct report *rp)
 {
-	const struct stackid_record_hdr *h;
+	struct rsample *s = xmalloc(sizeof(*s));
 	struct strbuf sb = { 0 };
-	const void *rec;
-	uint64_t off;
 	int ret;
 
-	while ((ret = capture_next(rp->c, &rec, &off)) > 0) {
-		h = rec;
-		if (h->type != STACKID_REC_SAMPLE)
-			continue;
-		add_sample(rp, &sb, rec);
+	while ((ret = report_next_sample(rp, s)) > 0) {
+		add_sample(rp, &sb, s);
 		if (sb.len >= 1 << 16) {
 			fwrite(sb.buf, 1, sb.len, rp->out);
 			sb_reset(&sb);
@@ -96,5 +105,6 @@ int text_report(struct report *rp)
 	if (sb.len)
 		fwrite(sb.buf, 1, sb.len, rp->out);
 	sb_free(&sb);
+	free(s);
 	return ret;
 }

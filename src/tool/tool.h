@@ -7,10 +7,16 @@
  *   recorder.c    the device: ioctls, poll/read loop, statistics
  *   cmd_report.c  `stackid report` options     -> report.c
  *   report.c      reading a capture, passes, error reporting
+ *   decode.c      records -> normalized samples (the one decode point)
  *   text.c        --format text
  *   folded.c      --format folded (aggregation)
  *   render.c      one frame as text
  *   symbolize.c   build-id -> file -> symbol (elfutils, debuginfod)
+ *   capdir.c      the directory of continuous mode: names, bound
+ *   pprof.c       --format pprof (pb.c: protobuf writer)
+ *   flame.c       --format svg (flame.js: its script)
+ *   cmd_push.c    `stackid push` options, --dir  -> push.c
+ *   push.c        pprof to Pyroscope: libcurl, retries, spool
  *   capture.c     the capture file format
  *   util.c        allocation, strings, hashing
  */
@@ -29,5 +35,6 @@
 
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_push(int argc, char **argv);
 
 #endif /* STACKID_TOOL_H */

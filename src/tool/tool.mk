@@ -6,27 +6,43 @@
 #
 #   make user            also builds build/stackid
 #   make unit            also runs test_capture, test_report,
-#                        test_symbolize, test_record
+#                        test_symbolize, test_record, pprof.sh,
+#                        flame-browser.js, push-test.js, debuginfod.sh,
+#                        units.sh
 #   make fuzz            fuzz_capture and fuzz_elfnote, FUZZ_TIME s each
 #   make bench-report    records/s of report --format folded --no-symbols
 
 # The command: main + command lines + the library the tests link too.
-TOOL_LIB_SRCS := src/tool/capture.c src/tool/folded.c src/tool/recorder.c \
+TOOL_LIB_SRCS := src/tool/bidtab.c src/tool/capdir.c src/tool/capture.c \
+	src/tool/decode.c \
+	src/tool/folded.c \
+	src/tool/flame.c src/tool/pb.c src/tool/pprof.c src/tool/push.c \
+	src/tool/recorder.c \
 	src/tool/render.c src/tool/report.c src/tool/symbolize.c \
-	src/tool/text.c src/tool/util.c src/record.c
+	src/tool/text.c src/tool/util.c src/record.c src/ring.c
 TOOL_SRCS := src/tool/main.c src/tool/cmd_record.c src/tool/cmd_report.c \
+	src/tool/cmd_push.c \
 	$(TOOL_LIB_SRCS)
-TOOL_HDRS := $(wildcard src/tool/*.h) src/record.h src/pure.h \
-	include/stackid.h
+TOOL_HDRS := $(wildcard src/tool/*.h) src/record.h src/pure.h src/abi1.h src/ring.h \
+	include/stackid.h $(B)/flame_js.h
 # libdebuginfod: linked where its .so and header exist (Debian 12: yes).
 DEBUGINFOD_SO := $(shell $(CC) -print-file-name=libdebuginfod.so)
 HAVE_DEBUGINFOD := $(and $(filter /%,$(DEBUGINFOD_SO)),\
 	$(wildcard /usr/include/elfutils/debuginfod.h))
-TOOL_CFLAGS := $(if $(HAVE_DEBUGINFOD),-DHAVE_DEBUGINFOD)
-TOOL_LIBS := -ldw -lelf $(if $(HAVE_DEBUGINFOD),-ldebuginfod)
+TOOL_CFLAGS := $(if $(HAVE_DEBUGINFOD),-DHAVE_DEBUGINFOD) -I$(B)
+TOOL_LIBS := -ldw -lelf $(if $(HAVE_DEBUGINFOD),-ldebuginfod) -lz -lcurl \
+	-lstdc++
 
+# The flame graph's script (src/tool/flame.js) as a C string.
+$(B)/flame_js.h: src/tool/flame.js | $(B)
+	{ echo '#define FLAME_JS \'; \
+	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n" \\/' $<; \
+	  echo '""'; } >$@.tmp && mv $@.tmp $@
+
+# CPPFLAGS and LDFLAGS: what a package build adds (hardening).
 $(B)/stackid: $(TOOL_SRCS) $(TOOL_HDRS) | $(B)
-	$(CC) $(UCFLAGS) $(TOOL_CFLAGS) -o $@ $(TOOL_SRCS) $(TOOL_LIBS)
+	$(CC) $(CPPFLAGS) $(UCFLAGS) $(TOOL_CFLAGS) $(LDFLAGS) -o $@ \
+		$(TOOL_SRCS) $(TOOL_LIBS)
 
 # Symbolization fixtures: known function names, a non-PIE executable
 # (addresses are not file offsets), a 32-bit object, and a stripped
@@ -34,7 +50,8 @@ $(B)/stackid: $(TOOL_SRCS) $(TOOL_HDRS) | $(B)
 RF := $(B)/report-fix
 FIXSRC := test/unit/report/symfix.c
 REPORT_FIX := $(RF)/libsymfix.so $(RF)/libsymfix32.so $(RF)/symfix \
-	$(RF)/libhidden.so $(RF)/libhidden.debug $(RF)/libhidden.stripped.so
+	$(RF)/libhidden.so $(RF)/libhidden.debug $(RF)/libhidden.stripped.so \
+	$(RF)/link/liblink.so $(RF)/libcxxfix.so
 $(RF):
 	mkdir -p $@
 $(RF)/libsymfix.so: $(FIXSRC) | $(RF)
@@ -50,6 +67,46 @@ $(RF)/libhidden.debug: $(RF)/libhidden.so
 	objcopy --only-keep-debug $< $@
 $(RF)/libhidden.stripped.so: $(RF)/libhidden.so
 	strip --strip-all -o $@ $<
+# The same, found only through its .gnu_debuglink (next to it).
+$(RF)/link/liblink.so: $(RF)/libhidden.so $(RF)/libhidden.debug
+	mkdir -p $(RF)/link
+	cp $(RF)/libhidden.debug $(RF)/link/liblink.debug
+	strip --strip-all -o $@.tmp $<
+	cd $(RF)/link && objcopy --add-gnu-debuglink=liblink.debug \
+		liblink.so.tmp liblink.so && rm liblink.so.tmp
+# C++ names to demangle.
+CXX ?= g++
+$(RF)/libcxxfix.so: test/unit/report/cxxfix.cc | $(RF)
+	$(CXX) -O1 -g -fPIC -shared -Wl,--build-id=sha1 -o $@ $<
+
+# The known chain (main;app_a1;app_a2;app_a3 in an executable, lib_b1;
+# lib_b2;lib_spin in a library), 64-bit, built like the guest's but never
+# run here: its functions' offsets (test/guest/expect.sh) make a
+# synthetic capture (mkcapture chain) for the tests of pprof, the flame
+# graph and debuginfod.
+$(RF)/libchain.so: test/guest/progs/chain_lib.c | $(RF)
+	$(CC) $(FP) -fPIC -shared -Wl,--build-id=md5 -o $@ $<
+$(RF)/chain: test/guest/progs/chain_main.c $(RF)/libchain.so
+	$(CC) $(FP) -fPIE -pie -Wl,--build-id=sha1 -o $@ $< -L$(RF) -lchain
+$(RF)/chain.expect: $(RF)/chain $(RF)/libchain.so test/guest/expect.sh
+	test/guest/expect.sh $(RF)/libchain.so lib_spin \
+		$(RF)/libchain.so lib_b2 $(RF)/libchain.so lib_b1 \
+		$(RF)/chain app_a3 $(RF)/chain app_a2 $(RF)/chain app_a1 \
+		$(RF)/chain main >$@.tmp && mv $@.tmp $@
+$(RF)/chain.cap: $(B)/mkcapture $(RF)/chain.expect
+	$(B)/mkcapture chain $@ $(RF)/chain.expect $(abspath $(RF)/chain) \
+		$(abspath $(RF)/libchain.so)
+# Stripped copies of both, whose debug files only a debuginfod server
+# has (test/unit/debuginfod.sh).
+$(RF)/dbgi/chain.debug: $(RF)/chain $(RF)/libchain.so
+	mkdir -p $(RF)/dbgi/serve
+	for f in chain libchain.so; do \
+		objcopy --only-keep-debug $(RF)/$$f $(RF)/dbgi/serve/$$f.debug && \
+		strip --strip-all -o $(RF)/dbgi/$$f $(RF)/$$f || exit 1; \
+	done
+	touch $@
+CHAIN_FIX := $(RF)/chain $(RF)/libchain.so $(RF)/chain.expect $(RF)/chain.cap \
+	$(RF)/dbgi/chain.debug
 
 # Host tests: TOP and BUILD tell them where the expected outputs, the
 # fixtures and build/stackid are.
@@ -59,8 +116,12 @@ TOOL_TDEPS := $(TOOL_LIB_SRCS) $(TOOL_HDRS) test/unit/tap.h \
 	test/unit/report/capgen.h
 TOOL_UNIT := $(B)/test_capture $(B)/test_report $(B)/test_symbolize \
 	$(B)/test_record
-UNIT_BINS += $(TOOL_UNIT)
-UNIT_RUNS += $(TOOL_UNIT)
+UNIT_BINS += $(TOOL_UNIT) $(B)/stackid $(B)/mkcapture $(CHAIN_FIX)
+UNIT_RUNS += $(TOOL_UNIT) "sh test/unit/pprof.sh $(abspath $(B))" \
+	"node test/unit/flame-browser.js $(abspath $(B))" \
+	"node test/unit/push-test.js $(abspath $(B))" \
+	"sh test/unit/debuginfod.sh $(abspath $(B))" \
+	"sh test/unit/units.sh $(abspath $(B))"
 
 $(B)/test_capture: test/unit/test_capture.c $(TOOL_TDEPS) | $(B)
 	$(CC) $(TOOL_TCFLAGS) -o $@ $< $(TOOL_LIB_SRCS) $(TOOL_LIBS)

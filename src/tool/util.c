@@ -76,7 +76,8 @@ void sb_grow(struct strbuf *sb, size_t more)
 void sb_add(struct strbuf *sb, const void *p, size_t n)
 {
 	sb_grow(sb, n);
-	memcpy(sb->buf + sb->len, p, n);
+	if (n)		/* an empty strbuf's NULL buf is fine to add */
+		memcpy(sb->buf + sb->len, p, n);
 	sb->len += n;
 	sb->buf[sb->len] = 0;
 }

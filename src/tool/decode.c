@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Record decoding for the report formats (see decode.h).
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tool.h"
+#include "capture.h"
+#include "decode.h"
+#include "record.h"
+#include "report.h"
+#include "symbolize.h"
+
+static void take_path(struct report *rp, const struct stackid_build_id_path *p)
+{
+	struct path_table *t = &rp->paths;
+	unsigned int n = t->ids.n, i;
+
+	if (rp->sym)
+		symbolizer_add_path(rp->sym, p->build_id, p->build_id_len,
+				    p->path);
+	i = intern_bytes(&t->ids, p->build_id, p->build_id_len);
+	if (t->ids.n == n)
+		return;		/* the first path names the file */
+	if (i >= t->cap) {
+		t->cap = t->cap ? t->cap * 2 : 16;
+		t->path = xreallocarray(t->path, t->cap, sizeof(*t->path));
+	}
+	t->path[i] = xstrdup(p->path);
+}
+
+/* A cgroup's path: the first record for an id names it. */
+static void take_cgroup(struct report *rp, const struct stackid_cgroup *cg)
+{
+	struct path_table *t = &rp->cgroups;
+	unsigned int n = t->ids.n, i;
+
+	i = intern_bytes(&t->ids, &cg->id, sizeof(cg->id));
+	if (t->ids.n == n)
+		return;
+	if (i >= t->cap) {
+		t->cap = t->cap ? t->cap * 2 : 16;
+		t->path = xreallocarray(t->path, t->cap, sizeof(*t->path));
+	}
+	/* an empty path: the module could not name it (too long) */
+	t->path[i] = cg->path_len ? xstrdup(cg->path) : NULL;
+}
+
+static void take_info(struct report *rp, const struct stackid_record_hdr *h)
+{
+	const struct capture_info *in = (const void *)h;
+	struct capture_meta *m = &rp->meta;
+
+	if (h->size < sizeof(*in))
+		return;
+	m->has_info = true;
+	m->realtime_ns = in->realtime_ns;
+	m->freq_hz = in->freq_hz;
+	m->seq = in->seq;
+	m->run_id = in->run_id;
+}
+
+static void take_end(struct report *rp, const struct stackid_record_hdr *h)
+{
+	const struct capture_end *e = (const void *)h;
+	struct capture_meta *m = &rp->meta;
+	unsigned int i, nr;
+
+	if (h->size < sizeof(*e))
+		return;
+	m->has_end = true;
+	m->end_ns = e->end_ns;
+	nr = e->nr < STACKID_STATS_MAX ? e->nr : STACKID_STATS_MAX;
+	if (nr > m->nr)
+		m->nr = nr;
+	for (i = 0; i < nr; i++)
+		m->counters[i] += e->counters[i];
+}
+
+/* Sample times: the capture's first and last. */
+static void take_time(struct capture_meta *m, uint64_t t)
+{
+	if (!m->samples++ || t < m->first_ns)
+		m->first_ns = t;
+	if (m->samples == 1 || t > m->last_ns)
+		m->last_ns = t;
+}
+
+/* An ABI 1 sample: the build-id is in every frame. */
+static void take_sample1(struct report *rp, const struct stackid1_sample *s,
+			 struct rsample *out)
+{
+	unsigned int i;
+
+	out->flags = s->flags;
+	out->cpu = s->cpu;
+	out->tgid = s->tgid;
+	out->tid = s->tid;
+	out->time_ns = s->time_ns;
+	memcpy(out->comm, s->comm, sizeof(out->comm));
+	out->nr_frames = s->nr_frames;
+	out->nr_kernel = 0;
+	out->cgroup_id = 0;
+	out->cgroup_path = NULL;
+	for (i = 0; i < s->nr_frames; i++) {
+		const struct stackid1_frame *f = &s->frames[i];
+		struct rframe *o = &out->frames[i];
+
+		o->status = f->status;
+		o->reason = f->reason;
+		o->addr = f->addr;
+		o->build_id = f->build_id;
+		o->build_id_len = f->status == STACKID_FRAME_VALID ?
+				  f->build_id_len : 0;
+		o->bid = o->build_id_len ?
+			 intern_bytes(&rp->bid_nums, f->build_id,
+				      f->build_id_len) : 0;
+		o->kname = o->kmodule = NULL;
+	}
+}
+
+/*
+ * An ABI 2 sample: valid frames name their build-id, named kernel frames
+ * their function, by index into the tables of the ring the sample came
+ * from. An index no record defined is corrupt data.
+ */
+static int take_sample(struct report *rp, const struct stackid_sample *s,
+		       uint64_t off, struct rsample *out)
+{
+	unsigned int i;
+
+	out->flags = s->flags;
+	out->cpu = s->cpu;
+	out->tgid = s->tgid;
+	out->tid = s->tid;
+	out->time_ns = s->time_ns;
+	memcpy(out->comm, s->comm, sizeof(out->comm));
+	out->nr_frames = s->nr_frames;
+	out->nr_kernel = s->nr_kernel;
+	out->cgroup_id = s->cgroup_id;
+	out->cgroup_path = report_cgroup_path(rp, s->cgroup_id);
+	for (i = 0; i < s->nr_frames; i++) {
+		const struct stackid_frame *f = &s->frames[i];
+		struct rframe *o = &out->frames[i];
+		const struct bidtab_entry *e = NULL;
+		const struct bidtab_ksym *k;
+
+		o->status = f->status;
+		o->reason = f->reason;
+		o->addr = f->addr;
+		o->build_id = NULL;
+		o->build_id_len = 0;
+		o->bid = 0;
+		o->kname = o->kmodule = NULL;
+		if (f->status == STACKID_FRAME_KERNEL && f->bid) {
+			k = bidtab_get_ksym(&rp->bids, s->ring, f->bid);
+			if (!k)
+				return capture_fail(rp->c, EXIT_DATA,
+						    "record at byte %" PRIu64
+						    ": kernel symbol index %u "
+						    "of ring %u is defined by "
+						    "no record before it", off,
+						    f->bid, s->ring);
+			o->kname = k->name;
+			o->kmodule = k->module;
+			o->bid = k->user;
+		}
+		if (f->status != STACKID_FRAME_VALID)
+			continue;
+		e = bidtab_get(&rp->bids, s->ring, f->bid);
+		if (!e)
+			return capture_fail(rp->c, EXIT_DATA,
+					    "record at byte %" PRIu64 ": build-id "
+					    "index %u of ring %u is defined by no "
+					    "record before it", off, f->bid,
+					    s->ring);
+		o->build_id = e->id;
+		o->build_id_len = e->len;
+		o->bid = e->user;
+	}
+	return 0;
+}
+
+/* Is @s in the cgroup filter? Counted in meta if so. */
+static bool keep(struct report *rp, const struct rsample *s)
+{
+	if (rp->o->cgroup && (!s->cgroup_path ||
+			      !cgroup_path_under(s->cgroup_path,
+						 rp->o->cgroup)))
+		return false;
+	take_time(&rp->meta, s->time_ns);
+	return true;
+}
+
+int report_next_sample(struct report *rp, struct rsample *out)
+{
+	const struct stackid_record_hdr *h;
+	const void *rec;
+	uint64_t off;
+	int ret;
+
+	while ((ret = capture_next(rp->c, &rec, &off)) > 0) {
+		h = rec;
+		switch (h->type) {
+		case STACKID_REC_SAMPLE:
+			if (h->abi_major == STACKID1_ABI_MAJOR) {
+				take_sample1(rp, rec, out);
+			} else {
+				ret = take_sample(rp, rec, off, out);
+				if (ret)
+					return -ret;
+			}
+			if (keep(rp, out))
+				return 1;
+			break;
+		case STACKID_REC_BUILD_ID:
+		case STACKID_REC_EPOCH:
+			if (h->abi_major != STACKID1_ABI_MAJOR) {
+				struct bidtab_entry *e;
+
+				/* numbered once here, not at every frame */
+				bidtab_take_entry(&rp->bids, h, &e);
+				if (e)
+					e->user = intern_bytes(&rp->bid_nums,
+							       e->id, e->len);
+			}
+			break;
+		case STACKID_REC_KSYM:
+			if (h->abi_major != STACKID1_ABI_MAJOR) {
+				struct bidtab_ksym *k;
+
+				bidtab_take_ksym(&rp->bids, h, &k);
+				if (k)
+					k->user = intern_bytes(&rp->ksym_nums,
+							       k->name,
+							       k->name_len + 1 +
+							       k->module_len);
+			}
+			break;
+		case STACKID_REC_CGROUP:
+			if (h->abi_major != STACKID1_ABI_MAJOR)
+				take_cgroup(rp, rec);
+			break;
+		case STACKID_REC_BUILD_ID_PATH:
+			take_path(rp, rec);
+			break;
+		case CAPTURE_REC_INFO:
+			take_info(rp, h);
+			break;
+		case CAPTURE_REC_END:
+			take_end(rp, h);
+			break;
+		}
+	}
+	return ret;
+}
+
+const char *report_reason_name(const struct report *rp, unsigned int r)
+{
+	const char *n = stackid_ip_reason_name_abi(rp->c->hdr.abi_version >> 16,
+						   r);
+
+	return n ? n : "?";
+}
+
+const char *report_path_of(const struct report *rp, const unsigned char *id,
+			   unsigned int len)
+{
+	long i = intern_find(&rp->paths.ids, id, len);
+
+	return i < 0 ? NULL : rp->paths.path[i];
+}
+
+const char *report_cgroup_path(const struct report *rp, uint64_t id)
+{
+	long i;
+
+	if (!id)
+		return NULL;
+	i = intern_find(&rp->cgroups.ids, &id, sizeof(id));
+	return i < 0 ? NULL : rp->cgroups.path[i];
+}
+
+void report_cgroup_name(const struct report *rp, uint64_t id,
+			struct strbuf *sb)
+{
+	const char *p = report_cgroup_path(rp, id);
+
+	if (p)
+		sb_adds(sb, p);
+	else if (id)
+		sb_addf(sb, "[cgroup %" PRIu64 "]", id);
+	else
+		sb_adds(sb, "[no cgroup]");
+}
+
+bool cgroup_path_under(const char *path, const char *filter)
+{
+	size_t n = strlen(filter);
+
+	if (!strcmp(filter, "/"))
+		return true;
+	return !strncmp(path, filter, n) && (!path[n] || path[n] == '/');
+}
+
+uint64_t report_wall_ns(const struct report *rp, uint64_t mono_ns)
+{
+	const struct capture_meta *m = &rp->meta;
+	uint64_t start = rp->c->hdr.start_ns;
+
+	if (!m->has_info)
+		return 0;
+	if (mono_ns >= start)
+		return m->realtime_ns + (mono_ns - start);
+	return m->realtime_ns - (start - mono_ns);
+}
+
+uint64_t report_end_ns(const struct report *rp)
+{
+	const struct capture_meta *m = &rp->meta;
+
+	if (m->has_end)
+		return m->end_ns;
+	if (m->samples && m->last_ns > rp->c->hdr.start_ns)
+		return m->last_ns;
+	return rp->c->hdr.start_ns;
+}
+
+void path_table_free(struct path_table *t)
+{
+	unsigned int i;
+
+	for (i = 0; i < t->ids.n; i++)
+		free(t->path[i]);
+	free(t->path);
+	intern_free(&t->ids);
+	memset(t, 0, sizeof(*t));
+}
