@@ -8,11 +8,17 @@
 #      test/kernels.conf, with the module built and installed by DKMS;
 #   3. the same suite on the KASAN + lockdep debug kernel
 #      (test/debug-kernel.sh, test/DEBUG-KERNEL.md), line "debug";
-#   4. that none of it touched the host's DKMS tree, /usr/src or
+#   4. the build-only matrix (test/matrix.sh): every amd64 headers package
+#      of the releases test/kernels.conf names, line "matrix";
+#   5. that none of it touched the host's DKMS tree, /usr/src or
 #      /lib/modules.
-# KLINES="6.12 debug" runs only those kernel lines (default: all).
+# KLINES="6.12 debug" runs only those kernel lines (default: all, and
+# the matrix).
 # Prints how long each stage took and ends with "N passed, N failed".
 set -uo pipefail
+# All of it in one compound command: bash reads it whole before running
+# it, so editing this file while a run is in progress cannot break it.
+{
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/test/lib.sh"
 cd "$top"
@@ -20,7 +26,7 @@ cd "$top"
 passed=0
 failed=0
 t_all=$(date +%s)
-all_lines="$(kernel_versions | cut -d' ' -f1 | xargs) debug"
+all_lines="$(kernel_versions | cut -d' ' -f1 | xargs) debug matrix"
 klines=${KLINES:-$all_lines}
 
 # A debug kernel not built yet needs about 2 GB of cache disk.
@@ -102,6 +108,16 @@ case " $klines " in
 	;;
 esac
 
+case " $klines " in
+*" matrix "*)
+	t0=$(date +%s)
+	echo "# build-only matrix: $(wc -l <"$STACKID_CACHE/matrix.list" 2>/dev/null || echo 0) headers packages"
+	test/matrix.sh 2>&1 | tee build/matrix-all.log
+	count build/matrix-all.log
+	stage "build-only matrix" $t0
+	;;
+esac
+
 host_after=$(host_state)
 if [ "$host_before" = "$host_after" ]; then
 	echo "ok - host DKMS tree, /usr/src and /lib/modules untouched"
@@ -115,3 +131,4 @@ fi
 stage "make check" $t_all
 echo "$passed passed, $failed failed"
 [ $failed = 0 ]
+}

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# `make demo`: build the module with DKMS, boot the newest Debian kernel
+# `make demo`: build the module with DKMS, boot Debian 12's 6.12 kernel
 # line in QEMU with it, run a small workload (two processes of a demo
 # program with a shared library, and a gzip loop), record it with
 # `stackid record` and print the hottest symbolized stacks. Needs
@@ -12,7 +12,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 test/require.sh "make demo" || exit 1
 mkdir -p build
-kver=$(kernel_versions | tail -n 1 | cut -d' ' -f2)
+kver=$(kernel_versions | awk '$1 == "6.12" {print $2}')
 echo "demo: booting $kver under QEMU with the DKMS-built module (about a minute)"
 STACKID_GUEST_TESTS=demo.sh test/vm.sh "$kver" >build/demo.log 2>&1
 rc=$?

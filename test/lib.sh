@@ -7,6 +7,14 @@
 #                                  kbuild): never installed on the host
 #   $STACKID_CACHE/kernels.resolved  what setup resolved: NAME KVER per line
 #   $STACKID_CACHE/debug-kernel/   the debug kernel (test/debug-kernel.sh)
+#   $STACKID_CACHE/apt/RELEASE/    a private apt configuration, state and
+#                                  package lists per Debian release
+#                                  (release_apt): never the host's
+#   $STACKID_CACHE/chroot/         Debian chroots of other releases, to
+#                                  build with their compilers
+#                                  (test/chroot.sh)
+#   $STACKID_CACHE/headers/KVER/   headers of the build-only matrix
+#                                  (test/matrix.sh)
 #   $top/build/dkms/               the DKMS trees the tests use (not the
 #                                  host's /var/lib/dkms, /usr/src or
 #                                  /lib/modules): see dkms_install
@@ -19,13 +27,107 @@ kernel_lines() {
 	grep -v '^[[:space:]]*\(#\|$\)' "$top/test/kernels.conf"
 }
 
-# resolve_meta PKG PREFIX: the kernel version a meta-package points at,
-# e.g. linux-headers-amd64 -> 6.1.0-57-amd64.
+# The Debian release the host runs: its kernels are built with the
+# host's own compiler and DKMS, every other release's in a chroot.
+HOST_RELEASE=bookworm
+
+# release_apt RELEASE apt-get|apt-cache ARGS...: apt for RELEASE's main
+# archive (with its -updates and -security suites, except sid) from
+# deb.debian.org, with a private sources list, state, lists and cache
+# under $STACKID_CACHE/apt/RELEASE: the host's apt configuration and
+# package lists are neither read nor changed. amd64 only.
+release_apt() {
+	local rel=$1 tool=$2 d s
+	shift 2
+	d=$STACKID_CACHE/apt/$rel
+	if [ ! -f "$d/sources.list" ]; then
+		mkdir -p "$d/state/lists/partial" "$d/cache/archives/partial" \
+			"$d/empty"
+		: >"$d/state/status"
+		for s in $rel $(case $rel in sid) ;; *) echo "$rel-updates" ;; esac); do
+			echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian $s main"
+		done >"$d/sources.list.tmp"
+		case $rel in
+		sid) ;;
+		*) echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian-security $rel-security main" \
+			>>"$d/sources.list.tmp" ;;
+		esac
+		mv "$d/sources.list.tmp" "$d/sources.list"
+	fi
+	"$tool" -o Dir::Etc::sourcelist="$d/sources.list" \
+		-o Dir::Etc::sourceparts=- -o Dir::State="$d/state" \
+		-o Dir::State::status="$d/state/status" -o Dir::Cache="$d/cache" \
+		-o Dir::Etc::preferences=/dev/null \
+		-o Dir::Etc::preferencesparts="$d/empty" \
+		-o APT::Architecture=amd64 -o APT::Architectures::=amd64 \
+		-o Acquire::Languages=none -o APT::Sandbox::User=root \
+		-o Acquire::Check-Valid-Until=false "$@"
+}
+
+# resolve_meta RELEASE PKG PREFIX: the kernel version a meta-package of
+# RELEASE points at, e.g. linux-headers-amd64 -> 6.1.0-57-amd64.
 resolve_meta() {
-	apt-cache depends "$1" 2>/dev/null | awk -v p="$2" '
+	release_apt "$1" apt-cache depends "$2" 2>/dev/null | awk -v p="$3" '
 		$1 == "Depends:" && index($2, p) == 1 {
 			print substr($2, length(p) + 1); exit
 		}'
+}
+
+# kernel_deps RELEASE PKG KVER: the kernel-specific packages PKG needs
+# to be used unpacked: for headers the common headers and kbuild (and
+# sid's base files), for an image its binary, modules and base files
+# where the image is split (sid). Never an image for headers, nor gcc.
+kernel_deps() {
+	release_apt "$1" apt-cache depends "$2" 2>/dev/null |
+		awk -v k="$3" -v pkg="$2" '
+		$1 != "Depends:" { next }
+		pkg ~ /^linux-headers-/ && $2 ~ /^linux-(headers|kbuild)-/ { print $2; next }
+		$2 ~ /^linux-image-/ { next }
+		$2 ~ /^linux-(base|binary|modules)-/ && index($2, k) { print $2 }'
+}
+
+# debian_headers_fixup ROOT MAKEFILE: a Debian flavour headers Makefile
+# names its trees by absolute /usr/src paths ("include /usr/src/...",
+# and from 7.x "KBUILD_OUTPUT=/usr/src/..."), the only paths outside the
+# tree: point them at the copy unpacked under ROOT. Idempotent.
+debian_headers_fixup() {
+	sed -i "s|\([ =]\)/usr/src/|\1$1/usr/src/|g" "$2"
+}
+
+# kernel_cc KDIR: the compiler a Debian kernel's headers ask for, from
+# the CC line of their .kernelvariables (e.g. gcc-12); empty if none.
+kernel_cc() {
+	sed -n 's/^CC *=.*\(gcc-[0-9][0-9]*\).*/\1/p' "$1/.kernelvariables" 2>/dev/null |
+		head -n 1
+}
+
+# kernel_env KVER: where kernel KVER's module is built, as setup wrote
+# it: "RELEASE CC", e.g. "bookworm gcc-12" (the host) or "sid gcc-16"
+# (in sid's chroot, test/chroot.sh). Empty for a kernel setup did not
+# unpack (the debug kernel: built on the host).
+kernel_env() {
+	cat "$(kernel_root "$1")/.stackid-env" 2>/dev/null
+}
+
+# in_build_env RELEASE DIR... -- CMD...: run CMD on the host if RELEASE
+# is the host's, else in RELEASE's chroot with each DIR mounted at its
+# own path (read-only when given as ro:DIR).
+in_build_env() {
+	local rel=$1 binds=()
+	shift
+	while [ "$1" != -- ]; do
+		case $1 in
+		ro:*) binds+=(--ro "${1#ro:}") ;;
+		*) binds+=(--bind "$1") ;;
+		esac
+		shift
+	done
+	shift
+	if [ -z "$rel" ] || [ "$rel" = "$HOST_RELEASE" ]; then
+		"$@"
+	else
+		"$top/test/chroot.sh" run "${binds[@]}" "$rel" -- "$@"
+	fi
 }
 
 # The kernel versions setup resolved and unpacked, "NAME KVER" per line,
@@ -42,6 +144,28 @@ kernel_root() {
 }
 kernel_kdir() {
 	echo "$STACKID_CACHE/kernels/$1/usr/src/linux-headers-$1"
+}
+
+# Kernel KVER's image and its modules directory in what setup unpacked:
+# /boot and /lib/modules, or /usr/lib/modules/KVER/vmlinuz and
+# /usr/lib/modules where the packages ship merged-/usr paths (sid).
+kernel_image() {
+	local r
+	r=$(kernel_root "$1")
+	if [ -f "$r/boot/vmlinuz-$1" ]; then
+		echo "$r/boot/vmlinuz-$1"
+	else
+		echo "$r/usr/lib/modules/$1/vmlinuz"
+	fi
+}
+kernel_moddir() {
+	local r
+	r=$(kernel_root "$1")
+	if [ -d "$r/lib/modules/$1" ]; then
+		echo "$r/lib/modules/$1"
+	else
+		echo "$r/usr/lib/modules/$1"
+	fi
 }
 
 # stackid's one version number, from dkms.conf.
@@ -91,11 +215,16 @@ GUEST_MARK='stackid-guest: kernel booted; tests start now'
 # DIR) and /var/lib/dkms is an empty directory of ours, so that not even
 # a default it falls back to reaches the host's tree. depmod is left to
 # the caller (--no-depmod on install), which runs it on its own tree.
+# With DKMS_RELEASE set to another Debian release than the host's, that
+# release's own DKMS runs, in its chroot (test/chroot.sh), with the same
+# mounts there, DIR at its own path and KDIR's kernel tree read-only at
+# its own.
 dkms_private() {
-	local d=$1 sign=
+	local d=$1 sign= kroot=/nonexistent rel=${DKMS_RELEASE:-}
 	shift
 	if [ "$1" != -- ]; then
 		sign=$(ls "$1"/scripts/sign-file 2>/dev/null || true)
+		kroot=$(cd "$1/../../.." && pwd -P)
 		shift
 	fi
 	shift
@@ -108,6 +237,15 @@ dkms_private() {
 	mok_signing_key="$d/mok.key"
 	mok_certificate="$d/mok.pub"
 	EOF
+	if [ -n "$rel" ] && [ "$rel" != "$HOST_RELEASE" ]; then
+		local binds=(--bind "$d" --bind "$d/etc:/etc/dkms"
+			--bind "$d/varlib:/var/lib/dkms")
+		[ -d "$kroot" ] && binds+=(--ro "$kroot")
+		"$top/test/chroot.sh" run "${binds[@]}" "$rel" -- \
+			dkms "$@" --dkmstree "$d/tree" --sourcetree "$d/src" \
+			--installtree "$d/install"
+		return
+	fi
 	D=$d unshare --mount --propagation private sh -ec '
 		mount --bind "$D/etc" /etc/dkms
 		if [ -d /var/lib/dkms ]; then
@@ -120,7 +258,8 @@ dkms_private() {
 
 # dkms_install KVER KDIR: build and install stackid with DKMS for KVER,
 # against the kernel tree KDIR, from a copy of this tree, as a user's
-# `dkms add/build/install` would, into build/dkms/ (dkms_private).
+# `dkms add/build/install` would, into build/dkms/ (dkms_private), with
+# the DKMS and compiler of the kernel's release (kernel_env).
 dkms_install() {
 	local kver=$1 kdir=$2 ver d
 	ver=$(stackid_version)
@@ -128,6 +267,8 @@ dkms_install() {
 	mkdir -p "$d"
 	(
 		flock 9
+		export DKMS_RELEASE
+		DKMS_RELEASE=$(kernel_env "$kver" | cut -d' ' -f1)
 		rm -rf "$d/tree" "$d/src" "$d/install/$kver"
 		mkdir -p "$d/src/stackid-$ver" "$d/install/$kver"
 		cp -r "$top/dkms.conf" "$top/Kbuild" "$top/Makefile" \
@@ -135,7 +276,8 @@ dkms_install() {
 		make -s -C "$d/src/stackid-$ver" module-clean >/dev/null 2>&1
 		dkms_private "$d" "$kdir" -- add "stackid/$ver" &&
 		dkms_private "$d" "$kdir" -- build "stackid/$ver" -k "$kver" \
-			--kernelsourcedir "$kdir" &&
+			--kernelsourcedir "$kdir" --no-prepare-kernel \
+			--no-clean-kernel &&
 		dkms_private "$d" "$kdir" -- install "stackid/$ver" -k "$kver" \
 			--kernelsourcedir "$kdir" --no-depmod --force
 	) 9>"$d/lock"

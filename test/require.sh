@@ -46,8 +46,19 @@ else
 	while read -r name kver; do
 		[ -f "$(kernel_root "$kver")/.stackid-complete" ] ||
 			no "kernel line $name ($kver) is not unpacked in $STACKID_CACHE (run test/setup.sh)"
+		rel=$(kernel_env "$kver" | cut -d' ' -f1)
+		[ -n "$rel" ] ||
+			no "kernel line $name ($kver) has no build environment (run test/setup.sh)"
+		if [ -n "$rel" ] && [ "$rel" != "$HOST_RELEASE" ]; then
+			"$top/test/chroot.sh" dir "$rel" >/dev/null ||
+				no "kernel line $name ($kver) needs a $rel chroot (run test/setup.sh)"
+		fi
 	done < <(kernel_versions)
 fi
+[ -f "$STACKID_CACHE/kernel-doc/ioctl-number.rst" ] ||
+	no "ioctl-number.rst is not in $STACKID_CACHE (run test/setup.sh)"
+[ -s "$STACKID_CACHE/matrix.list" ] ||
+	no "the build-only matrix's headers are not in $STACKID_CACHE (run test/setup.sh)"
 [ -f "$STACKID_CACHE/checkpatch/scripts/checkpatch.pl" ] ||
 	no "checkpatch.pl is not in $STACKID_CACHE (run test/setup.sh)"
 exit $bad

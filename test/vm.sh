@@ -24,13 +24,16 @@
 # Prints TAP-ish lines and ends with "vm KVER: N passed, N failed".
 # Logs stay in build/vm/KVER/ (kept on failure; --keep keeps them always).
 set -uo pipefail
+# All of it in one compound command: bash reads it whole before running
+# it, so editing this file while a run is in progress cannot break it.
+{
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/test/lib.sh"
 
 keep=0
 [ "${1:-}" = --keep ] && { keep=1; shift; }
 kver=${1:?usage: vm.sh [--keep] KVER [VMLINUZ]}
-vmlinuz=${2:-$STACKID_CACHE/kernels/$kver/boot/vmlinuz-$kver}
+vmlinuz=${2:-$(kernel_image "$kver")}
 kdir=${STACKID_KDIR:-$(kernel_kdir "$kver")}	# headers, or a built tree
 timeout_s=${STACKID_VM_TIMEOUT:-900}
 append=${STACKID_APPEND:-}	# more kernel command line (debug: no5lvl)
@@ -66,6 +69,8 @@ die() {
 
 [ -f "$vmlinuz" ] || die "no kernel image $vmlinuz (run test/setup.sh)"
 [ -f "$kdir/Makefile" ] || die "no kernel headers in $kdir (run test/setup.sh)"
+# Without symbolic links: a chroot build sees only the real paths it binds.
+kdir=$(cd "$kdir" && pwd -P)
 rm -rf "$work"
 mkdir -p "$work"
 
@@ -87,6 +92,32 @@ ko=$work/$(basename "$ko")
 result ok "dkms build + install ($(basename "$ko"))"
 stage "[$kver] dkms" $t0
 
+# The test build (NMI hook, fault injection: src/testhook.c), for the
+# guest tests that need it, never installed; and a check on its objects
+# that the sampling path calls nothing NMI context forbids.
+t0=$(date +%s)
+testko=
+# Built where DKMS builds: in the kernel's release's chroot if it is not
+# the host's (test/lib.sh: kernel_env, in_build_env).
+if in_build_env "$(kernel_env "$kver" | cut -d' ' -f1)" \
+	ro:"$top" ro:"$(cd "$kdir/../../.." && pwd)" "$work" -- \
+	make -s -C "$top" module-test KDIR="$kdir" TESTMOD_DIR="$work/testmod" \
+	>"$work/testmod.log" 2>&1; then
+	testko=$work/testmod/stackid.ko
+	result ok "test build of the module (src/testhook.c)"
+	while IFS= read -r l; do
+		case $l in
+		"ok - "*) result ok "${l#ok - }" ;;
+		"not ok - "*) result fail "${l#not ok - }" ;;
+		*) echo "$l" ;;
+		esac
+	done < <("$top/test/sampling-symbols.sh" "$work/testmod/src")
+else
+	tail -n 20 "$work/testmod.log"
+	result fail "test build of the module (src/testhook.c)"
+fi
+stage "[$kver] test build" $t0
+
 # --- 2. initramfs ----------------------------------------------------------
 t0=$(date +%s)
 root=$work/root
@@ -104,16 +135,41 @@ done
 mdir=$root/lib/modules/$kver
 mkdir -p "$mdir/updates/dkms"
 cp "$ko" "$mdir/updates/dkms/"
-meta=$(kernel_root "$kver")/lib/modules/$kver
+meta=$(kernel_moddir "$kver")
 [ -n "${STACKID_KDIR:-}" ] && meta=$kdir
 for f in modules.order modules.builtin modules.builtin.modinfo; do
 	[ -f "$meta/$f" ] && cp "$meta/$f" "$mdir/"
+done
+# Kernel modules some tests use (vhost_net for the user-worker test), with
+# their dependencies, where this kernel's image has them.
+add_kmod() {	# NAME: copy NAME's .ko and its dependencies' from the image
+	local f d
+	f=$(find "$meta" -name "$1.ko*" 2>/dev/null | head -n 1)
+	[ -n "$f" ] || return 0
+	d=$mdir/${f#"$meta"/}
+	[ -e "$d" ] && return 0
+	mkdir -p "$(dirname "$d")"
+	cp "$f" "$d"
+	for dep in $(modinfo -F depends "$f" | tr ',' ' '); do
+		add_kmod "$dep"
+	done
+}
+[ -z "${STACKID_KDIR:-}" ] && for m in $(sed 's/#.*//' "$top/test/guest/modules.txt"); do
+	add_kmod "$m"
 done
 depmod -b "$root" "$kver" || die "depmod in initramfs"
 # Tools and test programs (built by `make guest`), then their libraries.
 cp -a "$top/build/guest/." "$root/stackid/" 2>/dev/null
 cp "$top/test/guest/lib.sh" "$root/stackid/"
 cp "$top/build/stackid" "$root/usr/bin/stackid"
+# make bench measures against perf: Debian's linux-perf, as it is.
+if [ -n "${STACKID_WITH_PERF:-}" ] && [ -x /usr/bin/perf ]; then
+	cp /usr/bin/perf "$root/usr/bin/perf"
+fi
+if [ -n "$testko" ]; then
+	mkdir -p "$root/stackid/testmod"
+	cp "$testko" "$root/stackid/testmod/stackid.ko"
+fi
 mkdir -p "$root/stackid/tests"
 cp "$top"/test/guest/tests/*.sh "$top"/test/guest/bench/*.sh \
 	"$root/stackid/tests/"
@@ -122,6 +178,7 @@ echo "$version" >"$root/stackid/VERSION"
 printf "root:x:0:0:root:/:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/sh\n" >"$root/etc/passwd"
 printf "root:x:0:\nnogroup:x:65534:\n" >"$root/etc/group"
 copy_libs "$root" "$root/usr/bin/kmod" "$root/usr/bin/stackid" \
+	$(ls "$root/usr/bin/perf" 2>/dev/null) \
 	$(find "$root/stackid" -type f -perm -u+x) >"$work/libs.log" 2>&1 || {
 	cat "$work/libs.log"
 	die "find the guest programs' libraries (build/elfdeps)"
@@ -135,18 +192,33 @@ stage "[$kver] initramfs ($(du -k "$work/initramfs.cpio.gz" | cut -f1) KiB)" $t0
 # the suite's rate and timing checks assume they get them. Other runs
 # (another checkout's, a bench) wait here.
 exec 8>/run/lock/stackid-qemu.lock
-flock 8
 t0=$(date +%s)
-timeout --foreground "$timeout_s" qemu-system-x86_64 \
+flock 8
+[ $(($(date +%s) - t0)) -gt 1 ] && stage "[$kver] waiting for another guest" $t0
+t0=$(date +%s)
+# The monitor is a pipe: test/nmi-sender.sh sends `nmi` through it while
+# the guest's NMI test runs.
+rm -f "$work/mon.in" "$work/mon.out"
+mkfifo "$work/mon.in" "$work/mon.out"
+: >"$work/results.log"
+timeout "$timeout_s" qemu-system-x86_64 \
 	-machine q35 -cpu max -m 1024 -smp 2 \
 	-kernel "$vmlinuz" -initrd "$work/initramfs.cpio.gz" \
 	-append "console=ttyS0 ignore_loglevel panic=-1 oops=panic panic_on_warn=0 nokaslr $append" \
-	-display none -monitor none -no-reboot \
+	-display none -no-reboot \
+	-chardev "pipe,id=mon0,path=$work/mon" -mon chardev=mon0,mode=readline \
 	-serial "file:$work/console.log" -serial "file:$work/results.log" \
-	>"$work/qemu.log" 2>&1
+	>"$work/qemu.log" 2>&1 </dev/null &
+qpid=$!
+"$top/test/nmi-sender.sh" "$work/mon" "$work/results.log" $qpid \
+	>"$work/nmi-sender.log" 2>&1 &
+spid=$!
+wait $qpid
 qrc=$?
+wait $spid
 flock -u 8
 stage "[$kver] boot + guest tests" $t0
+sed 's/^/# /' "$work/nmi-sender.log"
 [ $qrc = 124 ] && result fail "guest timed out after ${timeout_s}s"
 [ $qrc != 0 ] && [ $qrc != 124 ] && {
 	cat "$work/qemu.log"
@@ -173,6 +245,27 @@ while IFS= read -r t; do
 		esac
 	done <"$work/one.log"
 	[ $n -gt 0 ] || result fail "$t: printed no result"
+	# Files the test sent back (guest lib.sh: to_host), checked here
+	# by test/guest/host/$t with the host's tools, from the files alone.
+	names=$(sed -n 's/^@host \([A-Za-z0-9_.-]*\) .*/\1/p' "$work/one.log" |
+		sort -u)
+	[ -n "$names" ] || continue
+	rm -rf "$work/host/$t"
+	mkdir -p "$work/host/$t"
+	for f in $names; do
+		sed -n "s/^@host $f //p" "$work/one.log" | base64 -d |
+			gunzip >"$work/host/$t/$f" ||
+			result fail "$t: $f back from the guest"
+	done
+	[ -x "$top/test/guest/host/$t" ] || continue
+	while IFS= read -r l; do
+		case $l in
+		"ok - "*)	result ok "$t (host): ${l#ok - }" ;;
+		"not ok - "*)	result fail "$t (host): ${l#not ok - }" ;;
+		"#"*)		echo "$l" ;;
+		esac
+	done < <("$top/test/guest/host/$t" "$work/host/$t" 2>&1 ||
+		echo "not ok - test/guest/host/$t exited with $?")
 done < <(guest_tests)
 grep -q '^STACKID-GUEST-DONE' "$res" ||
 	result fail "guest did not finish the suite"
@@ -212,3 +305,4 @@ else
 	result fail "kernel taint only O/E (got '${taint:-none}')"
 fi
 finish
+}

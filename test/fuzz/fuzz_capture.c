@@ -145,5 +145,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	walk(data, size, &w);
 	report(data, size, FORMAT_TEXT, &w);
 	report(data, size, FORMAT_FOLDED, &w);
+	/* the pprof encoder and the flame graph's tree on the same input */
+	report(data, size, FORMAT_PPROF, &w);
+	report(data, size, FORMAT_SVG, &w);
 	return 0;
 }

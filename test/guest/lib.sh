@@ -28,6 +28,7 @@ S=/stackid/sidcheck
 
 # spawn PROG ARGS...: start a spinner that prints its pid; sets $pid.
 spawn() {
+	rm -f /tmp/spawn.pid
 	"$@" >/tmp/spawn.pid &
 	i=0
 	while [ ! -s /tmp/spawn.pid ] && [ $i -lt 50 ]; do
@@ -55,4 +56,14 @@ record() {
 	fi
 	check "samples == delivered + dropped ($(counter "$out.out" samples) samples)" \
 		grep -q '^stat identity ok' "$out.out"
+}
+
+# to_host NAME FILE: send FILE to the host as NAME, gzipped (a serial
+# port flooded for long makes PREEMPT_RT's threaded IRQ 'nobody cared'),
+# in base64 lines of
+# "@host NAME ..." on the results port; test/vm.sh decodes it into
+# build/vm/KVER/host/NAME, and test/guest/host/TEST.sh (TEST: the guest
+# test that sent it) checks it there with the host's tools.
+to_host() {
+	gzip -c "$2" | base64 | sed "s/^/@host $1 /"
 }

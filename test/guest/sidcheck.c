@@ -3,17 +3,26 @@
  * sidcheck: the guest-side test driver for /dev/stackid. It talks to the
  * device through include/stackid.h only, and checks what comes back.
  *
- *   sidcheck record [-F HZ] [-p PID] [-d MS] [-b BUFSZ] -o FILE
+ *   sidcheck record [-F HZ] [-p PID] [-d MS] [-m MS | -s MS] [-b BUFSZ]
+ *                   -o FILE
  *       enable, read for MS milliseconds, disable, drain, write the
- *       records to FILE; prints "stat NAME VALUE" lines
+ *       records to FILE; prints "stat NAME VALUE" lines (and, with -m,
+ *       "mid NAME VALUE" lines of the counters at that time). -s MS
+ *       first lets the build-id cache settle: it reads until a 500 ms
+ *       interval's cache lookups miss at most 1% (or MS have passed;
+ *       "settled_ms N" says when), prints the "mid" lines then, and
+ *       reads -d MS more
  *   sidcheck stats              print counters; exit 1 unless
  *                               samples == delivered + dropped
+ *                               (+ deferred samples still in flight
+ *                               after 5 s, at most 8 per CPU)
  *   sidcheck reset              zero the counters
  *   sidcheck enable-idle MS     enable for MS ms without reading
- *   sidcheck chain FILE PID COMM EXPECT MINPCT
+ *   sidcheck chain FILE PID COMM EXPECT MINPCT [all]
  *       every sample of PID: its innermost frames must match EXPECT
  *       (lines "NAME BUILDID START END", innermost first, file offsets);
- *       passes if at least MINPCT % of the samples match
+ *       passes if at least MINPCT % of the samples match; and, but
+ *       with "all" (a recording of every process), none is another's
  *   sidcheck buildid FILE PID HEX MINPCT
  *       frame 0 of PID's samples: valid frames must carry exactly build-id
  *       HEX; at least MINPCT % must be valid
@@ -21,11 +30,27 @@
  *   sidcheck walkstop FILE PID  PID's samples: delivered, depth <= 2
  *   sidcheck errors             bad input: TAP lines
  *   sidcheck hold MS            keep the device open for MS ms
+ *   sidcheck enable-result HZ   ENABLE at HZ: prints OK or the errno
+ *   sidcheck read0 | resetbusy  read() of 0 bytes; RESET_STATS rules
+ *   sidcheck setfreq HZ         SET_FREQ: prints OK or the errno
+ *   sidcheck mtime FILE [S NS]  print / set FILE's mtime
+ *   sidcheck depth FILE PID     PID's usual depth and truncated flag
+ *   sidcheck tids FILE PID      the threads of PID that were sampled
+ *   sidcheck now                CLOCK_MONOTONIC in ns
+ *   sidcheck mmapcheck          the rings through mmap(), SET_WAKEUP
  *   sidcheck dump FILE          text dump of records
  *   sidcheck paths FILE         build-id -> path records of a capture
  *   sidcheck flipbid FILE HEX   rewrite FILE's build-id HEX in place
  *   sidcheck cost               handler cost per sample (bench)
- *   sidcheck frames FILE PID    frames per sample, % valid (bench; 0: all)
+ *   sidcheck frames FILE PID [SINCE_NS]
+ *                               frames per sample, % valid (0: all PIDs)
+ *   sidcheck kcount FILE [PID]  kernel frames, symbol and cgroup records
+ *                               of a capture: "NAME VALUE" lines
+ *   sidcheck cgroups FILE       "TGID ID PATH" of each distinct sampled
+ *                               (process, cgroup); PATH "-" if unnamed
+ *
+ * The commands that check user frames see a sample's user frames only
+ * (after its kernel frames); dump and kcount see both.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -40,14 +65,16 @@
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <sys/syscall.h>
+#include <sys/stat.h>
 #include <linux/capability.h>
 
 #include <stackid.h>
 #include "record.h"
+#include "bidtab.h"
 
 static int dev_open(void)
 {
-	int fd = open(STACKID_DEVICE, O_RDONLY);
+	int fd = open(STACKID_DEVICE, O_RDWR);
 
 	if (fd < 0) {
 		fprintf(stderr, "sidcheck: open %s: %s\n", STACKID_DEVICE,
@@ -76,11 +103,19 @@ static long long now_ms(void)
 static int print_stats(int fd)
 {
 	struct stackid_stats st = { .cpu = STACKID_ALL_CPUS };
-	unsigned long long drops = 0;
+	unsigned long long drops = 0, flight;
+	long slots = 8 * sysconf(_SC_NPROCESSORS_CONF);
 	unsigned int i;
+	int ok;
 
-	/* deferred samples arrive when their task returns to user space */
-	for (i = 0; i < 100; i++) {
+	/*
+	 * Deferred samples arrive when their task returns to user space; a
+	 * task sampled in the kernel that then blocks (a sleep, a wait)
+	 * holds its sample until it wakes. Wait up to 5 s; a sample still
+	 * in flight then is neither lost nor delivered yet, and counts as
+	 * such, at most one per deferral slot (8 per CPU).
+	 */
+	for (i = 0; i < 500; i++) {
 		xioctl(fd, STACKID_IOC_GET_STATS, &st, "GET_STATS");
 		if (st.counters[STACKID_STAT_DEFERRED] ==
 		    st.counters[STACKID_STAT_DEFERRED_DONE])
@@ -91,14 +126,19 @@ static int print_stats(int fd)
 		printf("stat %s %llu\n", stackid_stat_name(i),
 		       (unsigned long long)st.counters[i]);
 		if (i >= STACKID_STAT_DROP_RING_FULL &&
-		    i <= STACKID_STAT_DROP_NO_REGS)
+		    i <= STACKID_STAT_DROP_USER_WORKER)
 			drops += st.counters[i];
 	}
-	printf("stat identity %s\n",
-	       st.counters[STACKID_STAT_SAMPLES] ==
-	       st.counters[STACKID_STAT_DELIVERED] + drops ? "ok" : "BROKEN");
-	return st.counters[STACKID_STAT_SAMPLES] ==
-	       st.counters[STACKID_STAT_DELIVERED] + drops ? 0 : 1;
+	flight = st.counters[STACKID_STAT_DEFERRED] -
+		 st.counters[STACKID_STAT_DEFERRED_DONE];
+	printf("stat in_flight %llu\n", flight);
+	ok = st.counters[STACKID_STAT_DEFERRED] >=
+	     st.counters[STACKID_STAT_DEFERRED_DONE] &&
+	     flight <= (unsigned long long)slots &&
+	     st.counters[STACKID_STAT_SAMPLES] ==
+	     st.counters[STACKID_STAT_DELIVERED] + drops + flight;
+	printf("stat identity %s\n", ok ? "ok" : "BROKEN");
+	return ok ? 0 : 1;
 }
 
 /* Read everything there is into @out; returns records read. */
@@ -132,21 +172,68 @@ static long drain(int fd, FILE *out, char *buf, size_t bufsz)
 	}
 }
 
+static void cache_counts(int fd, unsigned long long *hit,
+			 unsigned long long *miss)
+{
+	struct stackid_stats st = { .cpu = STACKID_ALL_CPUS };
+
+	xioctl(fd, STACKID_IOC_GET_STATS, &st, "GET_STATS");
+	*hit = st.counters[STACKID_STAT_BIDCACHE_HIT];
+	*miss = st.counters[STACKID_STAT_BIDCACHE_MISS];
+}
+
+/*
+ * Read until a 500 ms interval's build-id cache lookups (1000 or more)
+ * miss at most 1%, or @maxms have passed: the warm-up a recording of
+ * many files needs takes as long as the kernel is slow. A cache that
+ * thrashes never settles, and the measurement after this shows it.
+ * Returns the records read.
+ */
+static long settle_cache(int fd, FILE *out, char *buf, size_t bufsz,
+			 unsigned int maxms)
+{
+	long long start = now_ms(), tick = start + 500;
+	unsigned long long h0, m0, h, m;
+	long n = 0;
+
+	cache_counts(fd, &h0, &m0);
+	while (now_ms() - start < maxms) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		long long left = tick - now_ms();
+
+		if (poll(&p, 1, left > 0 ? (int)left : 0) > 0)
+			n += drain(fd, out, buf, bufsz);
+		if (now_ms() < tick)
+			continue;
+		cache_counts(fd, &h, &m);
+		if (h + m >= h0 + m0 + 1000 &&
+		    (m - m0) * 100 <= (h + m) - (h0 + m0))
+			break;
+		h0 = h;
+		m0 = m;
+		tick += 500;
+	}
+	printf("settled_ms %lld\n", now_ms() - start);
+	return n;
+}
+
 static int cmd_record(int argc, char **argv)
 {
-	unsigned int hz = 0, ms = 1000;
+	unsigned int hz = 0, ms = 1000, mid = 0, settle = 0;
 	struct stackid_filter flt = { 0 };
 	size_t bufsz = 1 << 20;
 	const char *outpath = NULL;
-	long long end;
+	long long end, midat = 0;
 	long n = 0;
 	int ret;
 	FILE *out;
 	char *buf;
 	int fd, c;
 
-	while ((c = getopt(argc, argv, "F:p:d:o:b:")) != -1) {
+	while ((c = getopt(argc, argv, "F:p:d:o:b:m:s:")) != -1) {
 		switch (c) {
+		case 'm': mid = strtoul(optarg, NULL, 0); break;
+		case 's': settle = strtoul(optarg, NULL, 0); break;
 		case 'F': hz = strtoul(optarg, NULL, 0); break;
 		case 'p': flt.tgid = strtoul(optarg, NULL, 0); break;
 		case 'd': ms = strtoul(optarg, NULL, 0); break;
@@ -167,13 +254,34 @@ static int cmd_record(int argc, char **argv)
 	xioctl(fd, STACKID_IOC_SET_FILTER, &flt, "SET_FILTER");
 	xioctl(fd, STACKID_IOC_ENABLE, NULL, "ENABLE");
 	fcntl(fd, F_SETFL, O_NONBLOCK);
+	if (settle) {
+		n += settle_cache(fd, out, buf, bufsz, settle);
+		mid = 1;
+	}
 	end = now_ms() + ms;
+	if (mid)
+		midat = now_ms() + mid;
 	while (now_ms() < end) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
-		long long left = end - now_ms();
+		long long left = (midat ? midat : end) - now_ms();
 
 		if (poll(&p, 1, left > 0 ? (int)left : 0) > 0)
 			n += drain(fd, out, buf, bufsz);
+		if (midat && now_ms() >= midat) {
+			/* the counters at MS: "mid NAME VALUE" lines */
+			struct stackid_stats st = { .cpu = STACKID_ALL_CPUS };
+			struct timespec ts;
+			unsigned int i;
+
+			xioctl(fd, STACKID_IOC_GET_STATS, &st, "GET_STATS");
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			printf("mid time_ns %llu\n",
+			       ts.tv_sec * 1000000000ULL + ts.tv_nsec);
+			for (i = 0; i < st.nr && i < STACKID_STAT_NR; i++)
+				printf("mid %s %llu\n", stackid_stat_name(i),
+				       (unsigned long long)st.counters[i]);
+			midat = 0;
+		}
 	}
 	xioctl(fd, STACKID_IOC_DISABLE, NULL, "DISABLE");
 	n += drain(fd, out, buf, bufsz);
@@ -210,12 +318,134 @@ static char *load(const char *path, size_t *len)
 	return buf;
 }
 
-#define for_each_sample(s, buf, len, off)				\
-	for (off = 0; off < len &&					\
-	     stackid_record_check(buf + off, len - off) > 0 &&		\
-	     ((s) = (struct stackid_sample *)(buf + off));		\
-	     off += (s)->hdr.size)					\
-		if ((s)->hdr.type == STACKID_REC_SAMPLE)
+/*
+ * A sample with its frames' build-ids and kernel functions looked up
+ * (by ring index): frames[] are its nu user frames, kframes[] its nk
+ * kernel frames, each innermost first.
+ */
+struct dframe {
+	unsigned int status, reason, len;
+	const unsigned char *build_id;	/* valid frames */
+	unsigned long long addr;
+};
+
+struct dkframe {
+	const char *name, *module;	/* NULL: not named */
+	unsigned long long off;
+};
+
+struct dsample {
+	const struct stackid_sample *s;
+	unsigned int nk, nu;
+	struct dkframe kframes[STACKID_MAX_KDEPTH];
+	struct dframe frames[STACKID_MAX_DEPTH];
+};
+
+#define MAX_CGROUPS	4096
+
+/* Walks the records of a file (raw, or a capture: its header skipped). */
+struct iter {
+	const char *buf;
+	size_t len, off;
+	struct bidtab bids;
+	unsigned long ksyms, ncgrecs;	/* records seen */
+	unsigned int ncg;
+	unsigned long long cgid[MAX_CGROUPS];
+	const char *cgpath[MAX_CGROUPS];
+};
+
+/* The path a cgroup record of @it gave for @id, or NULL. */
+static const char *cgroup_path(const struct iter *it, unsigned long long id)
+{
+	unsigned int i;
+
+	for (i = 0; i < it->ncg; i++)
+		if (it->cgid[i] == id)
+			return it->cgpath[i];
+	return NULL;
+}
+
+static void iter_init(struct iter *it, const char *buf, size_t len)
+{
+	memset(it, 0, offsetof(struct iter, cgid));
+	it->buf = buf;
+	it->len = len;
+	if (len >= 32 && !memcmp(buf, "STACKIDC", 8))
+		it->off = 32;
+}
+
+/* The next sample into *d, or false at the end (or at a bad record). */
+static bool next_sample(struct iter *it, struct dsample *d)
+{
+	while (it->off < it->len) {
+		const struct stackid_record_hdr *h =
+			(const void *)(it->buf + it->off);
+		const struct stackid_sample *s = (const void *)h;
+		unsigned int i;
+
+		if (stackid_record_check(h, it->len - it->off) <= 0)
+			return false;
+		it->off += h->size;
+		if (h->type == STACKID_REC_KSYM)
+			it->ksyms++;
+		if (h->type == STACKID_REC_CGROUP) {
+			const struct stackid_cgroup *cg = (const void *)h;
+
+			it->ncgrecs++;
+			if (!cgroup_path(it, cg->id) && it->ncg < MAX_CGROUPS) {
+				it->cgid[it->ncg] = cg->id;
+				it->cgpath[it->ncg++] = cg->path;
+			}
+		}
+		if (bidtab_take(&it->bids, h) || h->type != STACKID_REC_SAMPLE)
+			continue;
+		d->s = s;
+		d->nk = s->nr_kernel;
+		d->nu = s->nr_frames - s->nr_kernel;
+		for (i = 0; i < d->nk; i++) {
+			const struct stackid_frame *f = &s->frames[i];
+			const struct bidtab_ksym *k = NULL;
+			struct dkframe *o = &d->kframes[i];
+
+			if (f->bid)
+				k = bidtab_get_ksym(&it->bids, s->ring, f->bid);
+			if (f->bid && !k) {
+				fprintf(stderr, "sidcheck: kernel symbol index "
+					"%u of ring %u not defined\n", f->bid,
+					s->ring);
+				exit(3);
+			}
+			o->name = k ? k->name : NULL;
+			o->module = k ? k->module : NULL;
+			o->off = f->addr;
+		}
+		for (i = 0; i < d->nu; i++) {
+			const struct stackid_frame *f = &s->frames[d->nk + i];
+			const struct bidtab_entry *e = NULL;
+			struct dframe *o = &d->frames[i];
+
+			o->status = f->status;
+			o->reason = f->reason;
+			o->addr = f->addr;
+			o->len = 0;
+			o->build_id = NULL;
+			if (f->status == STACKID_FRAME_VALID)
+				e = bidtab_get(&it->bids, s->ring, f->bid);
+			if (e) {
+				o->len = e->len;
+				o->build_id = e->id;
+			} else if (f->status == STACKID_FRAME_VALID) {
+				fprintf(stderr, "sidcheck: build-id index %u of "
+					"ring %u not defined\n", f->bid, s->ring);
+				exit(3);
+			}
+		}
+		return true;
+	}
+	return false;
+}
+
+#define for_each_sample(d, it)	while (next_sample(&(it), &(d)))
 
 static void hex(const unsigned char *id, unsigned int len, char *out)
 {
@@ -239,13 +469,15 @@ static int cmd_chain(int argc, char **argv)
 	unsigned long total = 0, match = 0, badtid = 0, badcomm = 0;
 	unsigned long others = 0, user = 0;
 	unsigned long firstbad[16] = { 0 };
-	struct stackid_sample *s;
-	size_t len, off;
+	const struct stackid_sample *s;
+	struct dsample d;
+	struct iter it;
+	size_t len;
 	const char *comm;
 	char *buf, line[256];
 	FILE *f;
 
-	if (argc != 6)
+	if (argc != 6 && !(argc == 7 && !strcmp(argv[6], "all")))
 		return 2;
 	buf = load(argv[1], &len);
 	pid = strtoul(argv[2], NULL, 0);
@@ -259,7 +491,9 @@ static int cmd_chain(int argc, char **argv)
 			   ex[nex].bid, &ex[nex].start, &ex[nex].end) == 4)
 			nex++;
 	fclose(f);
-	for_each_sample(s, buf, len, off) {
+	iter_init(&it, buf, len);
+	for_each_sample(d, it) {
+		s = d.s;
 		if (s->tgid != pid) {
 			others++;
 			continue;
@@ -272,14 +506,13 @@ static int cmd_chain(int argc, char **argv)
 		if (strncmp(s->comm, comm, sizeof(s->comm)))
 			badcomm++;
 		for (i = 0; i < nex; i++) {
-			struct stackid_frame *fr = &s->frames[i];
+			struct dframe *fr = &d.frames[i];
 			unsigned long long a;
 			char h[41];
 
-			if (i >= s->nr_frames ||
-			    fr->status != STACKID_FRAME_VALID)
+			if (i >= d.nu || fr->status != STACKID_FRAME_VALID)
 				break;
-			hex(fr->build_id, fr->build_id_len, h);
+			hex(fr->build_id, fr->len, h);
 			/* outer frames hold return addresses: look before */
 			a = i ? fr->addr - 1 : fr->addr;
 			if (strcmp(h, ex[i].bid) || a < ex[i].start ||
@@ -303,38 +536,50 @@ static int cmd_chain(int argc, char **argv)
 	printf("%sok - tid and comm of every sample (%lu bad tid, %lu bad comm)\n",
 	       total && !badtid && !badcomm ? "" : "not ", badtid, badcomm);
 	/* recorded with -p PID: the filter lets nothing else through */
-	printf("%sok - tgid filter: no sample of another process (%lu)\n",
-	       others ? "not " : "", others);
+	if (argc == 6)
+		printf("%sok - tgid filter: no sample of another process (%lu)\n",
+		       others ? "not " : "", others);
 	/* a spinner is mostly interrupted in user mode */
 	printf("%sok - user-mode flag on most samples (%lu of %lu)\n",
 	       user * 2 > total ? "" : "not ", user, total);
 	return 0;
 }
 
+/*
+ * buildid FILE PID HEX MINPCT [SINCE_NS]: frame 0 of PID's samples (taken
+ * at or after SINCE_NS, CLOCK_MONOTONIC, if given).
+ */
 static int cmd_buildid(int argc, char **argv)
 {
 	unsigned long total = 0, valid = 0, wrong = 0, ip = 0;
-	struct stackid_sample *s;
+	unsigned long long since = 0;
+	const struct stackid_sample *s;
+	struct dsample d;
+	struct iter it;
 	unsigned int pid, minpct;
-	size_t len, off;
+	size_t len;
 	char *buf, h[41];
 
-	if (argc != 5)
+	if (argc != 5 && argc != 6)
 		return 2;
 	buf = load(argv[1], &len);
 	pid = strtoul(argv[2], NULL, 0);
 	minpct = strtoul(argv[4], NULL, 0);
-	for_each_sample(s, buf, len, off) {
-		struct stackid_frame *fr = &s->frames[0];
+	if (argc == 6)
+		since = strtoull(argv[5], NULL, 0);
+	iter_init(&it, buf, len);
+	for_each_sample(d, it) {
+		s = d.s;
+		struct dframe *fr = &d.frames[0];
 
-		if (s->tgid != pid || !s->nr_frames)
+		if (s->tgid != pid || !d.nu || s->time_ns < since)
 			continue;
 		total++;
 		if (fr->status == STACKID_FRAME_IP) {
 			ip++;
 			continue;
 		}
-		hex(fr->build_id, fr->build_id_len, h);
+		hex(fr->build_id, fr->len, h);
 		if (strcmp(h, argv[3]))
 			wrong++;
 		else
@@ -351,9 +596,11 @@ static int cmd_buildid(int argc, char **argv)
 static int cmd_rate(int argc, char **argv)
 {
 	unsigned long long first = 0, last = 0;
-	struct stackid_sample *s;
+	const struct stackid_sample *s;
+	struct dsample d;
+	struct iter it;
 	unsigned long n = 0;
-	size_t len, off;
+	size_t len;
 	unsigned int pid;
 	char *buf;
 
@@ -361,7 +608,9 @@ static int cmd_rate(int argc, char **argv)
 		return 2;
 	buf = load(argv[1], &len);
 	pid = strtoul(argv[2], NULL, 0);
-	for_each_sample(s, buf, len, off) {
+	iter_init(&it, buf, len);
+	for_each_sample(d, it) {
+		s = d.s;
 		if (s->tgid != pid)
 			continue;
 		if (!n)
@@ -377,8 +626,10 @@ static int cmd_rate(int argc, char **argv)
 static int cmd_walkstop(int argc, char **argv)
 {
 	unsigned long n = 0, deep = 0;
-	struct stackid_sample *s;
-	size_t len, off;
+	const struct stackid_sample *s;
+	struct dsample d;
+	struct iter it;
+	size_t len;
 	unsigned int pid;
 	char *buf;
 
@@ -386,11 +637,13 @@ static int cmd_walkstop(int argc, char **argv)
 		return 2;
 	buf = load(argv[1], &len);
 	pid = strtoul(argv[2], NULL, 0);
-	for_each_sample(s, buf, len, off) {
+	iter_init(&it, buf, len);
+	for_each_sample(d, it) {
+		s = d.s;
 		if (s->tgid != pid)
 			continue;
 		n++;
-		if (s->nr_frames > 2)
+		if (d.nu > 2)
 			deep++;
 	}
 	printf("%sok - garbage stack: %lu samples delivered, %lu walked deeper than 2\n",
@@ -400,23 +653,36 @@ static int cmd_walkstop(int argc, char **argv)
 
 static int cmd_dump(int argc, char **argv)
 {
-	struct stackid_sample *s;
-	size_t len, off;
+	const struct stackid_sample *s;
+	struct dsample d;
+	struct iter it;
+	size_t len;
 	unsigned int i;
 	char *buf, h[41];
 
 	if (argc != 2)
 		return 2;
 	buf = load(argv[1], &len);
-	for_each_sample(s, buf, len, off) {
-		printf("%llu cpu%u %u/%u %.16s flags %#x frames %u\n",
-		       (unsigned long long)s->time_ns, s->cpu, s->tgid,
-		       s->tid, s->comm, s->flags, s->nr_frames);
-		for (i = 0; i < s->nr_frames; i++) {
-			struct stackid_frame *fr = &s->frames[i];
+	iter_init(&it, buf, len);
+	for_each_sample(d, it) {
+		s = d.s;
+		printf("%llu cpu%u %u/%u %.16s flags %#x frames %u kernel %u "
+		       "cgroup %llu %s\n", (unsigned long long)s->time_ns,
+		       s->cpu, s->tgid, s->tid, s->comm, s->flags,
+		       s->nr_frames, s->nr_kernel,
+		       (unsigned long long)s->cgroup_id,
+		       cgroup_path(&it, s->cgroup_id) ?: "-");
+		for (i = 0; i < d.nk; i++) {
+			struct dkframe *k = &d.kframes[i];
+
+			printf("  k %s+%#llx [%s]\n", k->name ?: "?", k->off,
+			       k->module && *k->module ? k->module : "kernel");
+		}
+		for (i = 0; i < d.nu; i++) {
+			struct dframe *fr = &d.frames[i];
 
 			if (fr->status == STACKID_FRAME_VALID) {
-				hex(fr->build_id, fr->build_id_len, h);
+				hex(fr->build_id, fr->len, h);
 				printf("  %s+%#llx\n", h,
 				       (unsigned long long)fr->addr);
 			} else {
@@ -484,7 +750,7 @@ static int cmd_errors(void)
 	struct stackid_filter flt = { .tgid = 1, .__pad = 1 };
 	struct stackid_stats st = { .cpu = 100000 };
 	unsigned int hz = 0, max = 0, v;
-	char small[16], *big;
+	char small[8], *big;	/* below every record: header + body */
 	FILE *f;
 	int fd, fd2, r;
 
@@ -547,7 +813,7 @@ static int cmd_errors(void)
 	EXPECT(r < 0 && errno == EFAULT, "read into a bad pointer: EFAULT");
 	/* a read buffer too small for the next record loses nothing */
 	r = read(fd, small, sizeof(small));
-	EXPECT(r < 0 && errno == EINVAL, "read with a 16-byte buffer: EINVAL (%s)",
+	EXPECT(r < 0 && errno == EINVAL, "read with an 8-byte buffer: EINVAL (%s)",
 	       strerror(errno));
 	big = malloc(STACKID_RECORD_MAX);
 	r = read(fd, big, STACKID_RECORD_MAX);
@@ -650,26 +916,354 @@ static int cmd_cost(int fd)
 static int cmd_frames(int argc, char **argv)
 {
 	unsigned long n = 0, frames = 0, valid = 0;
-	struct stackid_sample *s;
-	size_t len, off;
+	const struct stackid_sample *s;
+	struct dsample d;
+	struct iter it;
+	size_t len;
+	unsigned long long since = 0;
 	unsigned int pid, i;
+	char *buf;
+
+	if (argc != 3 && argc != 4)
+		return 2;
+	buf = load(argv[1], &len);
+	pid = strtoul(argv[2], NULL, 0);
+	if (argc == 4)
+		since = strtoull(argv[3], NULL, 0);
+	iter_init(&it, buf, len);
+	for_each_sample(d, it) {
+		s = d.s;
+		if ((pid && s->tgid != pid) || s->time_ns < since)
+			continue;
+		n++;
+		frames += d.nu;
+		for (i = 0; i < d.nu; i++)
+			valid += d.frames[i].status == STACKID_FRAME_VALID;
+	}
+	printf("frames samples %lu per_sample %.1f valid_pct %.1f\n", n,
+	       n ? (double)frames / n : 0.0,
+	       frames ? valid * 100.0 / frames : 0.0);
+	return 0;
+}
+
+/*
+ * kcount FILE [PID]: what a capture holds of kernel frames and cgroups
+ * (of PID's samples only, but the records): samples, samples with kernel
+ * frames, kernel frames, those named, KSYM and CGROUP records, samples
+ * flagged user with kernel frames (must be 0), samples whose cgroup the
+ * capture never names.
+ */
+static int cmd_kcount(int argc, char **argv)
+{
+	unsigned long n = 0, ks = 0, kf = 0, named = 0, bad = 0, unnamed = 0;
+	const struct stackid_sample *s;
+	static struct iter it, all;
+	struct dsample d;
+	unsigned int pid = 0, i;
+	size_t len;
+	char *buf;
+
+	if (argc != 2 && argc != 3)
+		return 2;
+	buf = load(argv[1], &len);
+	if (argc == 3)
+		pid = strtoul(argv[2], NULL, 0);
+	/* the cgroups are named anywhere in the file: read it all first */
+	iter_init(&all, buf, len);
+	for_each_sample(d, all)
+		;
+	iter_init(&it, buf, len);
+	for_each_sample(d, it) {
+		s = d.s;
+		if (pid && s->tgid != pid)
+			continue;
+		n++;
+		ks += d.nk > 0;
+		kf += d.nk;
+		for (i = 0; i < d.nk; i++)
+			named += d.kframes[i].name != NULL;
+		if (d.nk && (s->flags & STACKID_SF_USER))
+			bad++;
+		if (s->cgroup_id && !cgroup_path(&all, s->cgroup_id))
+			unnamed++;
+	}
+	printf("samples %lu\nksamples %lu\nkframes %lu\nknamed %lu\n"
+	       "ksym_records %lu\ncgroup_records %lu\nuser_with_kernel %lu\n"
+	       "cgroup_unnamed %lu\n", n, ks, kf, named, all.ksyms,
+	       all.ncgrecs, bad, unnamed);
+	return 0;
+}
+
+/* cgroups FILE: "TGID ID PATH" of each distinct (process, cgroup). */
+static int cmd_cgroups(int argc, char **argv)
+{
+	static unsigned int tg[4096];
+	static unsigned long long id[4096];
+	static struct iter it, all;
+	unsigned int n = 0, i;
+	struct dsample d;
+	size_t len;
+	char *buf;
+
+	if (argc != 2)
+		return 2;
+	buf = load(argv[1], &len);
+	iter_init(&all, buf, len);
+	for_each_sample(d, all)
+		;
+	iter_init(&it, buf, len);
+	for_each_sample(d, it) {
+		for (i = 0; i < n; i++)
+			if (tg[i] == d.s->tgid && id[i] == d.s->cgroup_id)
+				break;
+		if (i == n && n < 4096) {
+			tg[n] = d.s->tgid;
+			id[n++] = d.s->cgroup_id;
+		}
+	}
+	for (i = 0; i < n; i++)
+		printf("%u %llu %s\n", tg[i], id[i],
+		       cgroup_path(&all, id[i]) ?: "-");
+	return 0;
+}
+
+/* read() of 0 bytes returns 0 at once, never blocks (alarm: 3 s). */
+static int cmd_read0(void)
+{
+	char c;
+	int fd = dev_open();
+	ssize_t r;
+
+	alarm(3);
+	r = read(fd, &c, 0);
+	alarm(0);
+	EXPECT(r == 0, "read() of 0 bytes returns 0 at once (%zd, %s)", r,
+	       r < 0 ? strerror(errno) : "-");
+	close(fd);
+	return 0;
+}
+
+/* SET_FREQ HZ: prints "OK" or the errno's name; exit 0 either way. */
+static int cmd_setfreq(int argc, char **argv)
+{
+	unsigned int hz;
+	int fd, r;
+
+	if (argc != 2)
+		return 2;
+	hz = strtoul(argv[1], NULL, 0);
+	fd = open(STACKID_DEVICE, O_RDONLY);
+	if (fd < 0) {
+		printf("open %s\n", strerrorname_np(errno));
+		return 0;
+	}
+	r = ioctl(fd, STACKID_IOC_SET_FREQ, &hz);
+	printf("%s\n", r ? strerrorname_np(errno) : "OK");
+	close(fd);
+	return 0;
+}
+
+/*
+ * RESET_STATS is refused while sampling (EBUSY), and accepted once
+ * stopped; resets hammered from another process while a busy child is
+ * sampled at a high rate never break samples == delivered + dropped.
+ */
+static int cmd_resetbusy(void)
+{
+	int fd = dev_open(), r, i, bad = 0;
+	unsigned int hz = 4999;
+	pid_t kid;
+
+	xioctl(fd, STACKID_IOC_SET_FREQ, &hz, "SET_FREQ");
+	xioctl(fd, STACKID_IOC_ENABLE, NULL, "ENABLE");
+	r = ioctl(fd, STACKID_IOC_RESET_STATS, NULL);
+	EXPECT(r < 0 && errno == EBUSY, "RESET_STATS while sampling: EBUSY (%s)",
+	       r ? strerror(errno) : "accepted");
+	kid = fork();
+	if (kid == 0) {
+		long long end = now_ms() + 1500;
+
+		while (now_ms() < end)
+			;
+		_exit(0);
+	}
+	for (i = 0; i < 300; i++) {
+		if (ioctl(fd, STACKID_IOC_RESET_STATS, NULL) == 0)
+			bad++;
+		usleep(5000);
+	}
+	waitpid(kid, NULL, 0);
+	xioctl(fd, STACKID_IOC_DISABLE, NULL, "DISABLE");
+	EXPECT(!bad, "no reset accepted while sampling (%d of 300)", bad);
+	EXPECT(print_stats(fd) == 0,
+	       "samples == delivered + dropped after the resets");
+	r = ioctl(fd, STACKID_IOC_RESET_STATS, NULL);
+	EXPECT(r == 0, "RESET_STATS once stopped: accepted (%s)",
+	       r ? strerror(errno) : "0");
+	close(fd);
+	return 0;
+}
+
+/* mtime FILE: "SEC NSEC"; setmtime FILE SEC NSEC: utimensat(). */
+static int cmd_mtime(int argc, char **argv)
+{
+	struct timespec ts[2];
+	struct stat st;
+
+	if (argc == 2) {
+		if (stat(argv[1], &st))
+			return 2;
+		printf("%lld %ld\n", (long long)st.st_mtim.tv_sec,
+		       st.st_mtim.tv_nsec);
+		return 0;
+	}
+	if (argc != 4)
+		return 2;
+	ts[0].tv_sec = 0;
+	ts[0].tv_nsec = UTIME_OMIT;
+	ts[1].tv_sec = strtoll(argv[2], NULL, 0);
+	ts[1].tv_nsec = strtol(argv[3], NULL, 0);
+	return utimensat(AT_FDCWD, argv[1], ts, 0) ? 2 : 0;
+}
+
+/* depth FILE PID: "FRAMES TRUNCATED" of PID's most common stack depth. */
+static int cmd_depth(int argc, char **argv)
+{
+	unsigned long count[STACKID_MAX_DEPTH + 1] = { 0 };
+	unsigned long trunc[STACKID_MAX_DEPTH + 1] = { 0 };
+	const struct stackid_sample *s;
+	struct dsample d;
+	struct iter it;
+	unsigned int pid, k, best = 0;
+	size_t len;
 	char *buf;
 
 	if (argc != 3)
 		return 2;
 	buf = load(argv[1], &len);
 	pid = strtoul(argv[2], NULL, 0);
-	for_each_sample(s, buf, len, off) {
-		if (pid && s->tgid != pid)
+	iter_init(&it, buf, len);
+	for_each_sample(d, it) {
+		s = d.s;
+		if (s->tgid != pid)
 			continue;
-		n++;
-		frames += s->nr_frames;
-		for (i = 0; i < s->nr_frames; i++)
-			valid += s->frames[i].status == STACKID_FRAME_VALID;
+		count[d.nu]++;
+		if (s->flags & STACKID_SF_TRUNCATED)
+			trunc[d.nu]++;
 	}
-	printf("frames samples %lu per_sample %.1f valid_pct %.1f\n", n,
-	       n ? (double)frames / n : 0.0,
-	       frames ? valid * 100.0 / frames : 0.0);
+	for (k = 0; k <= STACKID_MAX_DEPTH; k++)
+		if (count[k] > count[best])
+			best = k;
+	printf("%u %s\n", best, trunc[best] * 2 > count[best] ? "1" : "0");
+	return 0;
+}
+
+/* tids FILE PID: the distinct thread ids of PID's samples, one a line. */
+static int cmd_tids(int argc, char **argv)
+{
+	unsigned int seen[256], n = 0, i, pid;
+	const struct stackid_sample *s;
+	struct dsample d;
+	struct iter it;
+	size_t len;
+	char *buf;
+
+	if (argc != 3)
+		return 2;
+	buf = load(argv[1], &len);
+	pid = strtoul(argv[2], NULL, 0);
+	iter_init(&it, buf, len);
+	for_each_sample(d, it) {
+		s = d.s;
+		if (s->tgid != pid)
+			continue;
+		for (i = 0; i < n && seen[i] != s->tid; i++)
+			;
+		if (i == n && n < 256)
+			seen[n++] = s->tid;
+	}
+	for (i = 0; i < n; i++)
+		printf("%u\n", seen[i]);
+	return 0;
+}
+
+/*
+ * The rings through mmap(): the mapping rules, a recording read through
+ * the mapped rings (the same protocol stackid record uses), and a tail
+ * written as nonsense, which must cost only drops. TAP lines.
+ */
+static int cmd_mmapcheck(void)
+{
+	struct stackid_ring_info ri;
+	struct stackid_wakeup w = { 0 };
+	int fd = dev_open(), r, cpu, bad = 0;
+	long pg = sysconf(_SC_PAGESIZE);
+	size_t len;
+	void *m;
+
+	xioctl(fd, STACKID_IOC_GET_RING_INFO, &ri, "GET_RING_INFO");
+	len = ri.page_size + ri.data_size;
+	EXPECT(ri.page_size == (unsigned int)pg && ri.data_size >= 8192 &&
+	       ri.nr_rings >= 2, "GET_RING_INFO: %u rings of %u bytes, page %u",
+	       ri.nr_rings, ri.data_size, ri.page_size);
+	m = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+	EXPECT(m == MAP_FAILED && errno == EINVAL, "MAP_PRIVATE: EINVAL");
+	m = mmap(NULL, len, PROT_READ | PROT_EXEC, MAP_SHARED, fd, 0);
+	EXPECT(m == MAP_FAILED, "PROT_EXEC refused (%s)", strerror(errno));
+	m = mmap(NULL, len - pg, PROT_READ, MAP_SHARED, fd, 0);
+	EXPECT(m == MAP_FAILED && errno == EINVAL, "a short mapping: EINVAL");
+	m = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, (off_t)len * 100000);
+	EXPECT(m == MAP_FAILED && errno == ENXIO,
+	       "the ring of a CPU that cannot exist: ENXIO");
+	m = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, pg);
+	EXPECT(m == MAP_FAILED && errno == ENXIO, "a misaligned offset: ENXIO");
+
+	/* SET_WAKEUP */
+	w.watermark = ri.data_size + 1;
+	r = ioctl(fd, STACKID_IOC_SET_WAKEUP, &w);
+	EXPECT(r < 0 && errno == EINVAL, "SET_WAKEUP watermark above the ring: "
+	       "EINVAL");
+	w.watermark = 0;
+	w.period_ms = 10001;
+	r = ioctl(fd, STACKID_IOC_SET_WAKEUP, &w);
+	EXPECT(r < 0 && errno == EINVAL, "SET_WAKEUP period above 10 s: EINVAL");
+	w.period_ms = 0;
+	xioctl(fd, STACKID_IOC_SET_WAKEUP, &w, "SET_WAKEUP");
+	xioctl(fd, STACKID_IOC_GET_WAKEUP, &w, "GET_WAKEUP");
+	EXPECT(w.watermark == ri.data_size / 4 && w.period_ms == 100,
+	       "defaults: a quarter of a ring, 100 ms (%u, %u)", w.watermark,
+	       w.period_ms);
+
+	/* a tail written as nonsense: drops, no harm, then it reads again */
+	for (cpu = 0; cpu < (int)ri.nr_rings && cpu < 2; cpu++) {
+		struct stackid_ring_ctl *ctl;
+		unsigned long long head, good;
+		char buf[64];
+
+		m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+			 (off_t)len * cpu);
+		if (m == MAP_FAILED) {
+			bad++;
+			continue;
+		}
+		ctl = m;
+		head = __atomic_load_n(&ctl->head, __ATOMIC_ACQUIRE);
+		good = ctl->tail;
+		__atomic_store_n(&ctl->tail, head + 12345, __ATOMIC_RELEASE);
+		fcntl(fd, F_SETFL, O_NONBLOCK);
+		xioctl(fd, STACKID_IOC_ENABLE, NULL, "ENABLE");
+		spin_child(200);
+		xioctl(fd, STACKID_IOC_DISABLE, NULL, "DISABLE");
+		/* ring cpu reads as empty: only other rings' records */
+		while (read(fd, buf, sizeof(buf)) > 0)
+			;
+		__atomic_store_n(&ctl->tail, good, __ATOMIC_RELEASE);
+		munmap(m, len);
+	}
+	EXPECT(!bad, "rings 0 and 1 mapped read-write");
+	r = print_stats(fd);
+	EXPECT(r == 0, "after nonsense tails: samples == delivered + dropped");
+	close(fd);
 	return 0;
 }
 
@@ -699,6 +1293,31 @@ int main(int argc, char **argv)
 		return cmd_paths(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "frames"))
 		return cmd_frames(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "read0"))
+		return cmd_read0();
+	if (!strcmp(argv[1], "kcount"))
+		return cmd_kcount(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "cgroups"))
+		return cmd_cgroups(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "mmapcheck"))
+		return cmd_mmapcheck();
+	if (!strcmp(argv[1], "now")) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		printf("%llu\n", ts.tv_sec * 1000000000ULL + ts.tv_nsec);
+		return 0;
+	}
+	if (!strcmp(argv[1], "setfreq"))
+		return cmd_setfreq(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "resetbusy"))
+		return cmd_resetbusy();
+	if (!strcmp(argv[1], "mtime"))
+		return cmd_mtime(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "depth"))
+		return cmd_depth(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "tids"))
+		return cmd_tids(argc - 1, argv + 1);
 	fd = dev_open();
 	if (!strcmp(argv[1], "stats"))
 		return print_stats(fd);
@@ -713,6 +1332,17 @@ int main(int argc, char **argv)
 		usleep(atoi(argv[2]) * 1000);
 		xioctl(fd, STACKID_IOC_DISABLE, NULL, "DISABLE");
 		return print_stats(fd);
+	}
+	/* enable-result HZ: ENABLE at HZ, print OK or the errno's name */
+	if (!strcmp(argv[1], "enable-result") && argc == 3) {
+		unsigned int hz = atoi(argv[2]);
+		int r;
+
+		xioctl(fd, STACKID_IOC_SET_FREQ, &hz, "SET_FREQ");
+		r = ioctl(fd, STACKID_IOC_ENABLE, NULL);
+		printf("%s\n", r ? strerrorname_np(errno) : "OK");
+		xioctl(fd, STACKID_IOC_DISABLE, NULL, "DISABLE");
+		return 0;
 	}
 	if (!strcmp(argv[1], "hold") && argc == 3) {
 		usleep(atoi(argv[2]) * 1000);

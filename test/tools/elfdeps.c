@@ -18,6 +18,8 @@
  * if it is an ELF of the same class and machine (the loader skips the
  * others, e.g. a 64-bit libc when a 32-bit one is wanted).
  *
+ * A FILE that is not ELF (a script) is skipped.
+ *
  * DIR (default: none) is the root the programs will run in: a path is
  * looked up under DIR first, then on the host. Output: one line per file
  * that exists only on the host, as an absolute path, for the caller to
@@ -404,9 +406,10 @@ int main(int argc, char **argv)
 		struct obj o;
 
 		if (read_obj(argv[i], &o)) {
-			fprintf(stderr, "elfdeps: %s: not an ELF file\n",
-				argv[i]);
-			return 2;
+			/* a script: what runs it is the caller's business */
+			if (access(argv[i], R_OK))
+				perror(argv[i]);
+			continue;
 		}
 		free_obj(&o);
 		/*

@@ -67,18 +67,18 @@ static size_t record_offsets(const struct capgen *g, size_t *offs, size_t max)
 	return n;
 }
 
-static void test_cuts(void)
+static void test_cuts(void (*build)(struct capgen *), const char *name)
 {
 	struct capgen g = { 0 };
 	size_t offs[64], n, len, bad = 0, rec;
 	struct result whole, r, prefix;
 	char want[128];
 
-	cg_demo(&g);
+	build(&g);
 	n = record_offsets(&g, offs, 63);
 	run(g.buf, g.len, FORMAT_TEXT, &whole);
 	tap_ok(whole.status == 0 && !*whole.err,
-	       "the demo capture reads clean (%d: %s)", whole.status,
+	       "the %s capture reads clean (%d: %s)", name, whole.status,
 	       whole.err);
 	result_free(&whole);
 
@@ -119,17 +119,19 @@ static void test_cuts(void)
 		result_free(&r);
 		free(cut);
 	}
-	tap_ok(!bad, "every cut of the %zu-byte demo capture: clean at record "
+	tap_ok(!bad, "every cut of the %zu-byte %s capture: clean at record "
 	       "boundaries, else exit 3 naming the cut record, good prefix "
-	       "reported (%zu failures)", g.len, bad);
+	       "reported (%zu failures)", g.len, name, bad);
 	cg_free(&g);
 }
 
 /*
- * Corrupt one field of a capture (2 samples, a path record, a third
- * sample) and check the status, the message and that the samples before
- * the bad record are in the folded output.
+ * Corrupt one field of a capture (two build-id records, a sample, a path
+ * record, two more samples) and check the status, the message and that
+ * the samples before the bad record are in the folded output.
  */
+enum { BID1, BID2, S1, PATH, S2, S3, NRECS };
+
 struct corrupt {
 	const char *what;
 	int rec;		/* record index; -1: the capture header */
@@ -137,6 +139,7 @@ struct corrupt {
 	unsigned int size;	/* 1, 2, 4 or 8 */
 	uint64_t value;
 	const char *msg;	/* expected after "at byte N: " (records) */
+	bool decode;		/* sane record, inconsistent with the rest */
 };
 
 #define SAMPLE_F(f)	offsetof(struct stackid_sample, f)
@@ -144,84 +147,102 @@ struct corrupt {
 			 (i) * sizeof(struct stackid_frame) + \
 			 offsetof(struct stackid_frame, f))
 #define PATH_F(f)	offsetof(struct stackid_build_id_path, f)
+#define BID_F(f)	offsetof(struct stackid_build_id, f)
 #define HDR_F(f)	offsetof(struct capture_hdr, f)
 
 static const struct corrupt corrupts[] = {
 	{ "bad magic", -1, 0, 1, 'X',
-	  "not a stackid capture (bad magic at byte 0)" },
+	  "not a stackid capture (bad magic at byte 0)", false },
 	{ "bad format version", -1, HDR_F(version), 4, 2,
-	  "bad header at byte 8: format version 2" },
-	{ "bad ABI major", -1, HDR_F(abi_version), 4, 2 << 16,
-	  "bad header at byte 12: module ABI 2.0" },
+	  "bad header at byte 8: format version 2", false },
+	{ "bad ABI major", -1, HDR_F(abi_version), 4, 3 << 16,
+	  "bad header at byte 12: module ABI 3.0", false },
 	{ "bad header size", -1, HDR_F(hdr_size), 4, 40,
-	  "bad header at byte 24: header size 40" },
+	  "bad header at byte 24: header size 40", false },
 	{ "nonzero reserved", -1, HDR_F(reserved), 4, 1,
-	  "bad header at byte 28" },
-	{ "record size not a multiple of 8", 2, 0, 4, 83,
-	  "bad record size" },
-	{ "record size 0", 2, 0, 4, 0, "bad record size" },
-	{ "record size above STACKID_RECORD_MAX", 3, 0, 4,
-	  STACKID_RECORD_MAX + 8, "bad record size" },
-	{ "record ABI major", 3, offsetof(struct stackid_record_hdr,
-					  abi_major), 2, 7,
-	  "record ABI major 7, capture 1" },
-	{ "frame count above the size", 2, SAMPLE_F(nr_frames), 2, 4,
-	  "bad frame count" },
-	{ "frame count too large", 2, SAMPLE_F(nr_frames), 2, 128,
-	  "bad frame count" },
-	{ "frame count 0xffff", 3, SAMPLE_F(nr_frames), 2, 0xffff,
-	  "bad frame count" },
-	{ "frame status 0 (empty)", 2, FRAME_F(1, status), 1, 0,
-	  "bad frame status" },
-	{ "frame status 3", 3, FRAME_F(0, status), 1, 3,
-	  "bad frame status" },
-	{ "valid frame build_id_len 0", 2, FRAME_F(0, build_id_len), 1, 0,
-	  "bad build-id length" },
-	{ "valid frame build_id_len 21", 2, FRAME_F(2, build_id_len), 1, 21,
-	  "bad build-id length" },
-	{ "ip frame with a build_id_len", 3, FRAME_F(1, build_id_len), 1, 4,
-	  "bad build-id length" },
-	{ "ip frame reason 0", 3, FRAME_F(1, reason), 1, 0,
-	  "bad frame reason" },
-	{ "ip frame reason out of range", 3, FRAME_F(1, reason), 1,
-	  STACKID_IP_NR_REASONS, "bad frame reason" },
-	{ "valid frame with a reason", 2, FRAME_F(0, reason), 1, 1,
-	  "bad frame reason" },
-	{ "path build_id_len 0", 1, PATH_F(build_id_len), 1, 0,
-	  "bad build-id length" },
-	{ "path build_id_len 21", 1, PATH_F(build_id_len), 1, 21,
-	  "bad build-id length" },
-	{ "path_len above STACKID_PATH_MAX", 1, PATH_F(path_len), 2,
-	  STACKID_PATH_MAX + 1, "bad path length" },
-	{ "path_len not matching the size", 1, PATH_F(path_len), 2, 3,
-	  "path length does not match record size" },
-	{ "path without its NUL", 1, sizeof(struct stackid_build_id_path) + 9,
-	  1, 'x', "path not NUL-terminated" },
-	{ "path with a NUL inside", 1, sizeof(struct stackid_build_id_path) + 2,
-	  1, 0, "path not NUL-terminated" },
-	{ "path record too short", 1, 0, 4, 32, "path record too short" },
+	  "bad header at byte 28", false },
+	{ "record size not a multiple of 8", S1, 0, 4, 83,
+	  "bad record size", false },
+	{ "record size 0", S1, 0, 4, 0, "bad record size", false },
+	{ "record size above STACKID_RECORD_MAX", S2, 0, 4,
+	  STACKID_RECORD_MAX + 8, "bad record size", false },
+	{ "record ABI major", S2, offsetof(struct stackid_record_hdr,
+					   abi_major), 2, 7,
+	  "record ABI major 7, capture 2", false },
+	{ "frame count above the size", S1, SAMPLE_F(nr_frames), 2, 4,
+	  "bad frame count", false },
+	{ "frame count too large", S1, SAMPLE_F(nr_frames), 2, 128,
+	  "bad frame count", false },
+	{ "frame count 0xffff", S2, SAMPLE_F(nr_frames), 2, 0xffff,
+	  "bad frame count", false },
+	{ "more kernel frames than frames", S1, SAMPLE_F(nr_kernel), 2, 4,
+	  "more kernel frames than frames", false },
+	{ "frame status 0 (empty)", S1, FRAME_F(1, status), 1, 0,
+	  "bad frame status", false },
+	{ "frame status 4", S2, FRAME_F(0, status), 1, 4,
+	  "bad frame status", false },
+	{ "kernel frame among the user frames", S2, FRAME_F(0, status), 1,
+	  STACKID_FRAME_KERNEL, "kernel frame after the user frames", false },
+	{ "valid frame build-id index 0", S1, FRAME_F(0, bid), 2, 0,
+	  "bad build-id index", false },
+	{ "ip frame with a build-id index", S3, FRAME_F(1, bid), 2, 4,
+	  "bad build-id index", false },
+	{ "valid frame with an index no record defined", S1, FRAME_F(2, bid),
+	  2, 9, "build-id index 9 of ring 0 is defined by no record before "
+	  "it", true },
+	{ "ip frame reason 0", S3, FRAME_F(1, reason), 1, 0,
+	  "bad frame reason", false },
+	{ "ip frame reason out of range", S3, FRAME_F(1, reason), 1,
+	  STACKID_IP_NR_REASONS, "bad frame reason", false },
+	{ "valid frame with a reason", S1, FRAME_F(0, reason), 1, 1,
+	  "bad frame reason", false },
+	{ "build-id record length 0", BID1, BID_F(build_id_len), 1, 0,
+	  "bad build-id length", false },
+	{ "build-id record length 21", BID2, BID_F(build_id_len), 1, 21,
+	  "bad build-id length", false },
+	{ "build-id record index 0", BID1, BID_F(index), 2, 0,
+	  "bad build-id index", false },
+	{ "build-id record of another size", BID1, 0, 4, 48,
+	  "bad build-id record size", false },
+	{ "path build_id_len 0", PATH, PATH_F(build_id_len), 1, 0,
+	  "bad build-id length", false },
+	{ "path build_id_len 21", PATH, PATH_F(build_id_len), 1, 21,
+	  "bad build-id length", false },
+	{ "path_len above STACKID_PATH_MAX", PATH, PATH_F(path_len), 2,
+	  STACKID_PATH_MAX + 1, "bad path length", false },
+	{ "path_len not matching the size", PATH, PATH_F(path_len), 2, 3,
+	  "path length does not match record size", false },
+	{ "path without its NUL", PATH,
+	  sizeof(struct stackid_build_id_path) + 9, 1, 'x',
+	  "path not NUL-terminated", false },
+	{ "path with a NUL inside", PATH,
+	  sizeof(struct stackid_build_id_path) + 2, 1, 0,
+	  "path not NUL-terminated", false },
+	{ "path record too short", PATH, 0, 4, 32, "path record too short", false },
 };
 
 static void build_small(struct capgen *g, size_t *offs)
 {
 	static const unsigned char id[20] = { 0xde, 0xad, 0xbe, 0xef };
-	struct stackid_frame f[3];
+	struct cg_frame f[3];
 
 	cg_header(g, STACKID_ABI_VERSION, 1000);
 	f[0] = cg_valid(id, 20, 0x100);
 	f[1] = cg_valid(id, 4, 0x200);
 	f[2] = cg_valid(id, 20, 0x300);
-	offs[0] = cg_sample(g, 2000, 0, 1, 1, "one", STACKID_SF_USER, 3, f);
-	offs[1] = cg_path(g, id, 20, "/lib/x.so");	/* path_len 9 */
-	offs[2] = cg_sample(g, 3000, 0, 2, 2, "two", STACKID_SF_USER, 3, f);
+	cg_sample(g, 2000, 0, 1, 1, "one", STACKID_SF_USER, 3, f);
+	cg_path(g, id, 20, "/lib/x.so");	/* path_len 9 */
+	cg_sample(g, 3000, 0, 2, 2, "two", STACKID_SF_USER, 3, f);
 	f[1] = cg_ip(0x7000, STACKID_IP_NO_FILE);
-	offs[3] = cg_sample(g, 4000, 0, 3, 3, "three", STACKID_SF_USER, 2, f);
+	cg_sample(g, 4000, 0, 3, 3, "three", STACKID_SF_USER, 2, f);
+	if (record_offsets(g, offs, NRECS) != NRECS)
+		abort();
 }
 
 static void test_corrupt(void)
 {
 	struct result r, fr;
-	size_t offs[4], i;
+	size_t offs[NRECS + 1], i;
 	char want[256];
 
 	for (i = 0; i < ARRAY_SIZE(corrupts); i++) {
@@ -237,8 +258,9 @@ static void test_corrupt(void)
 			snprintf(want, sizeof(want), "stackid: t.cap: %s",
 				 c->msg);
 		else
-			snprintf(want, sizeof(want), "stackid: t.cap: corrupt "
-				 "record at byte %zu: %s", offs[c->rec],
+			snprintf(want, sizeof(want), "stackid: t.cap: %s"
+				 "record at byte %zu: %s",
+				 c->decode ? "" : "corrupt ", offs[c->rec],
 				 c->msg);
 		run(g.buf, g.len, FORMAT_TEXT, &r);
 		run(g.buf, g.len, FORMAT_FOLDED, &fr);
@@ -246,18 +268,200 @@ static void test_corrupt(void)
 						       strlen(want)) &&
 		     fr.status == EXIT_DATA && !strcmp(fr.err, r.err);
 		/* what came before the bad record is reported */
-		if (c->rec >= 1)
+		if (c->rec > S1)
 			ok = ok && strstr(r.out, " one 1/1 ") &&
 			     strstr(fr.out, "one;");
-		if (c->rec >= 3)
+		if (c->rec > S2)
 			ok = ok && strstr(r.out, " two 2/2 ");
-		if (c->rec < 0)
+		if (c->rec < S1)
 			ok = ok && !*r.out && !*fr.out;
 		ok = ok && !strstr(fr.out, "three");
 		tap_ok(ok, "corrupt %s: exit 3, '%s'%s", c->what, want,
 		       ok ? "" : r.err);
 		result_free(&r);
 		result_free(&fr);
+		cg_free(&g);
+	}
+}
+
+/*
+ * The same for the kernel symbol and cgroup records and kernel frames: a
+ * cgroup record, a user sample, two symbol records (the kernel's
+ * vfs_read, ext4's ext4_file_read_iter), a sample with both as kernel
+ * frames, another cgroup record, a user sample.
+ */
+enum { KCG1, KBID, KS1, KSYM1, KSYM2, KS2, KCG2, KS3, KNRECS };
+
+#define KSYM_F(f)	offsetof(struct stackid_ksym, f)
+#define KSYM_NAME	sizeof(struct stackid_ksym)
+#define CGRP_F(f)	offsetof(struct stackid_cgroup, f)
+#define CGRP_PATH	sizeof(struct stackid_cgroup)
+
+static const struct corrupt kcorrupts[] = {
+	{ "ksym index 0", KSYM1, KSYM_F(index), 2, 0,
+	  "bad kernel symbol index", false },
+	{ "ksym name_len 0", KSYM1, KSYM_F(name_len), 2, 0,
+	  "bad kernel symbol name length", false },
+	{ "ksym name_len 512", KSYM1, KSYM_F(name_len), 2, 512,
+	  "bad kernel symbol name length", false },
+	{ "ksym module_len 64", KSYM2, KSYM_F(module_len), 2, 64,
+	  "bad kernel module name length", false },
+	{ "ksym name_len not matching the size", KSYM1, KSYM_F(name_len), 2,
+	  20, "ksym lengths do not match record size", false },
+	{ "ksym module_len 5, one byte more than the size", KSYM2,
+	  KSYM_F(module_len), 2, 5,
+	  "ksym lengths do not match record size", false },
+	{ "ksym module_len one short (same size)", KSYM2, KSYM_F(module_len),
+	  2, 3, "ksym not NUL-terminated and zero-padded", false },
+	{ "ksym record too short", KSYM1, 0, 4, 16,
+	  "kernel symbol record too short", false },
+	{ "ksym NUL inside the name", KSYM1, KSYM_NAME + 2, 1, 0,
+	  "NUL inside a ksym or module name", false },
+	{ "ksym NUL inside the module", KSYM2, KSYM_NAME + 19 + 1, 1, 0,
+	  "NUL inside a ksym or module name", false },
+	{ "ksym without its NUL", KSYM1, KSYM_NAME + 8, 1, 'x',
+	  "ksym not NUL-terminated and zero-padded", false },
+	{ "ksym padding not zero", KSYM1, 31, 1, 1,
+	  "ksym not NUL-terminated and zero-padded", false },
+	{ "cgroup id 0", KCG2, CGRP_F(id), 8, 0, "bad cgroup id", false },
+	{ "cgroup __pad not zero", KCG1, CGRP_F(__pad) + 2, 2, 1,
+	  "cgroup record padding not zero", false },
+	{ "cgroup path_len above STACKID_CGROUP_PATH_MAX", KCG2,
+	  CGRP_F(path_len), 2, STACKID_CGROUP_PATH_MAX + 1,
+	  "bad cgroup path length", false },
+	{ "cgroup path_len not matching the size", KCG1, CGRP_F(path_len), 2,
+	  9, "cgroup path length does not match size", false },
+	{ "cgroup path without its NUL", KCG1, CGRP_PATH + 2, 1, 'x',
+	  "cgroup path not NUL-terminated and padded", false },
+	{ "cgroup path with a NUL inside", KCG2, CGRP_PATH + 1, 1, 0,
+	  "cgroup path not NUL-terminated and padded", false },
+	{ "cgroup padding not zero", KCG2, 31, 1, 1,
+	  "cgroup path not NUL-terminated and padded", false },
+	{ "cgroup record too short", KCG2, 0, 4, 24,
+	  "cgroup record too short", false },
+	{ "kernel frame with an index no record defined", KS2, FRAME_F(1, bid),
+	  2, 9, "kernel symbol index 9 of ring 0 is defined by no record "
+	  "before it", true },
+	{ "kernel frames, flags user", KS2, SAMPLE_F(flags), 4,
+	  STACKID_SF_USER | STACKID_SF_KERNEL,
+	  "kernel frames without the kernel flag", false },
+	{ "kernel frames, flags 0", KS2, SAMPLE_F(flags), 4, 0,
+	  "kernel frames without the kernel flag", false },
+	{ "nr_kernel over a user frame", KS2, SAMPLE_F(nr_kernel), 2, 3,
+	  "not a kernel frame in the first nr_kernel", false },
+	{ "nr_kernel above nr_frames", KS2, SAMPLE_F(nr_kernel), 2, 4,
+	  "more kernel frames than frames", false },
+	{ "unnamed kernel frame with an offset", KS2, FRAME_F(0, bid), 2, 0,
+	  "unnamed kernel frame with offset", false },
+	{ "kernel frame with a reason", KS2, FRAME_F(0, reason), 1, 1,
+	  "bad frame reason", false },
+};
+
+static void build_kernel(struct capgen *g, size_t *offs)
+{
+	static const unsigned char id[20] = { 0xde, 0xad, 0xbe, 0xef };
+	struct cg_frame f[3];
+
+	cg_header(g, STACKID_ABI_VERSION, 1000);
+	cg_cgroup(g, 7, "/a");		/* path_len 2, 32 bytes */
+	f[0] = cg_valid(id, 20, 0x100);
+	cg_sample_k(g, 2000, 0, 1, 1, "one", STACKID_SF_USER, 1, f, 0, 7);
+	f[0] = cg_kernel("vfs_read", NULL, 0x1a);	/* 32 bytes */
+	cg_kindex(g, 0, &f[0]);
+	f[0] = cg_kernel("ext4_file_read_iter", "ext4", 0x40);	/* 40 */
+	f[1] = cg_kernel("vfs_read", NULL, 0x1a);
+	f[2] = cg_valid(id, 20, 0x100);
+	cg_sample_k(g, 3000, 0, 2, 2, "two", STACKID_SF_KERNEL, 3, f, 2, 7);
+	cg_cgroup(g, 8, "/bb");		/* path_len 3, 32 bytes */
+	f[0] = cg_valid(id, 20, 0x200);
+	cg_sample_k(g, 4000, 0, 3, 3, "three", STACKID_SF_USER, 1, f, 0, 8);
+	if (record_offsets(g, offs, KNRECS) != KNRECS)
+		abort();
+}
+
+static void test_corrupt_kernel(void)
+{
+	struct result r, fr;
+	size_t offs[KNRECS + 1], i;
+	char want[256];
+
+	for (i = 0; i < ARRAY_SIZE(kcorrupts); i++) {
+		const struct corrupt *c = &kcorrupts[i];
+		struct capgen g = { 0 };
+		bool ok;
+
+		build_kernel(&g, offs);
+		if (i == 0) {
+			run(g.buf, g.len, FORMAT_TEXT, &r);
+			tap_ok(r.status == 0 && !*r.err &&
+			       strstr(r.out, " two 2/2 kernel /a\n"
+				      "\text4_file_read_iter+0x1a [ext4]\n"
+				      "\tvfs_read+0x1a [kernel]\n") == NULL &&
+			       strstr(r.out, " two 2/2 kernel /a\n"
+				      "\text4_file_read_iter+0x40 [ext4]\n"
+				      "\tvfs_read+0x1a [kernel]\n"
+				      "\tdeadbeef00000000000000000000000000000000"
+				      "+0x100\n") &&
+			       strstr(r.out, " three 3/3 user /bb\n"),
+			       "the kernel capture reads clean (%d: %s)",
+			       r.status, r.err);
+			result_free(&r);
+		}
+		memcpy(g.buf + offs[c->rec] + c->field, &c->value, c->size);
+		snprintf(want, sizeof(want), "stackid: t.cap: %srecord at "
+			 "byte %zu: %s", c->decode ? "" : "corrupt ",
+			 offs[c->rec], c->msg);
+		run(g.buf, g.len, FORMAT_TEXT, &r);
+		run(g.buf, g.len, FORMAT_FOLDED, &fr);
+		ok = r.status == EXIT_DATA && !strncmp(r.err, want,
+						       strlen(want)) &&
+		     r.err[strlen(want)] == '\n' &&
+		     fr.status == EXIT_DATA && !strcmp(fr.err, r.err);
+		if (c->rec > KS1)
+			ok = ok && strstr(r.out, " one 1/1 user /a\n") &&
+			     strstr(fr.out, "one;");
+		else
+			ok = ok && !*r.out && !*fr.out;
+		ok = ok && !strstr(fr.out, "three") && !strstr(r.out, "three");
+		if (c->rec > KS2)
+			ok = ok && strstr(r.out, " two 2/2 kernel");
+		tap_ok(ok, "corrupt %s: exit 3, '%s'%s", c->what, want,
+		       ok ? "" : r.err);
+		result_free(&r);
+		result_free(&fr);
+		cg_free(&g);
+	}
+}
+
+/* STACKID_MAX_KDEPTH kernel frames pass, one more does not. */
+static void test_kdepth(void)
+{
+	struct cg_frame f[STACKID_MAX_KDEPTH + 2];
+	const char *why = NULL;
+	unsigned int i;
+	size_t off;
+	long r;
+
+	for (i = 0; i <= STACKID_MAX_KDEPTH; i++)
+		f[i] = cg_kernel("deep", NULL, i);
+	f[i] = cg_ip(0x1000, STACKID_IP_NO_VMA);
+	for (i = STACKID_MAX_KDEPTH; i <= STACKID_MAX_KDEPTH + 1; i++) {
+		struct capgen g = { 0 };
+
+		cg_header(&g, STACKID_ABI_VERSION, 0);
+		off = cg_sample_k(&g, 1, 0, 1, 1, "d", STACKID_SF_KERNEL,
+				  i + 1, f + STACKID_MAX_KDEPTH + 1 - i, i, 0);
+		why = NULL;
+		r = stackid_record_check_why(g.buf + off, g.len - off, &why);
+		if (i == STACKID_MAX_KDEPTH)
+			tap_ok(r == (long)(g.len - off),
+			       "%u kernel frames (STACKID_MAX_KDEPTH) and a "
+			       "user frame pass", i);
+		else
+			tap_ok(r == -EINVAL && why && !strcmp(why, "more "
+			       "kernel frames than STACKID_MAX_KDEPTH"),
+			       "%u kernel frames: 'more kernel frames than "
+			       "STACKID_MAX_KDEPTH'", i);
 		cg_free(&g);
 	}
 }
@@ -294,8 +498,18 @@ static void test_record_check(void)
 	       "STACKID_PATH_MAX (%zu) pass, at %zu bytes at most",
 	       (size_t)STACKID_PATH_MAX,
 	       stackid_path_record_size(STACKID_PATH_MAX));
-	tap_ok(stackid_path_record_size(STACKID_PATH_MAX) == STACKID_RECORD_MAX,
-	       "the longest path record is STACKID_RECORD_MAX bytes");
+	tap_ok(stackid_path_record_size(STACKID_PATH_MAX) == STACKID_RECORD_MAX &&
+	       STACKID_PATH_MAX == 4095,
+	       "the longest path record (4095 bytes of path) is "
+	       "STACKID_RECORD_MAX bytes");
+	tap_ok(STACKID_SAMPLE_MAX <= STACKID_RECORD_MAX &&
+	       STACKID1_RECORD_MAX <= STACKID_RECORD_MAX &&
+	       sizeof(struct stackid_frame) == 16 &&
+	       sizeof(struct stackid_sample) == 64 &&
+	       sizeof(struct stackid_build_id) == 40 &&
+	       sizeof(struct stackid_epoch) == 16,
+	       "ABI 2 layout: 16-byte frames, 64-byte sample header, records "
+	       "fit STACKID_RECORD_MAX");
 
 	/* a bad size is reported even before the record is all there */
 	bp.hdr.size = 12;
@@ -323,9 +537,12 @@ static void test_record_check(void)
 	tap_ok(!strcmp(stackid_stat_name(STACKID_STAT_DROP_RING_FULL),
 		       "dropped_ring_full") &&
 	       !strcmp(stackid_ip_reason_name(STACKID_IP_NO_VMA), "no_vma") &&
+	       !strcmp(stackid_ip_reason_name_abi(1, STACKID1_IP_NOTE_FAR),
+		       "note_far") &&
 	       !stackid_stat_name(STACKID_STAT_NR) &&
-	       !stackid_ip_reason_name(STACKID_IP_NR_REASONS),
-	       "stat and reason names");
+	       !stackid_ip_reason_name(STACKID_IP_NR_REASONS) &&
+	       !stackid_ip_reason_name_abi(1, STACKID1_IP_NR_REASONS),
+	       "stat and reason names, of ABI 2 and of ABI 1");
 }
 
 static void test_misc(void)
@@ -353,6 +570,60 @@ static void test_misc(void)
 	free(odd);
 	cg_free(&g);
 
+	/* an old capture (ABI 1 records) reports as its ABI 2 twin */
+	{
+		struct capgen g1 = { 0 };
+		struct result r1;
+
+		cg_demo_abi(&g1, true);
+		cg_demo(&g);
+		run(g1.buf, g1.len, FORMAT_TEXT, &r1);
+		run(g.buf, g.len, FORMAT_TEXT, &r);
+		tap_ok(r1.status == 0 && r.status == 0 && !*r1.err &&
+		       !strcmp(r1.out, r.out),
+		       "an ABI 1 capture reports exactly like the same samples "
+		       "in ABI 2 (%d: %s)", r1.status, r1.err);
+		result_free(&r1);
+		result_free(&r);
+		cg_free(&g1);
+		cg_free(&g);
+	}
+
+	/* an epoch forgets the ring's kernel symbols, not another ring's */
+	{
+		struct stackid_epoch e = {
+			.hdr = { sizeof(e), STACKID_REC_EPOCH,
+				 STACKID_ABI_MAJOR },
+			.ring = 0,
+		};
+		struct cg_frame k = cg_kernel("vfs_read", NULL, 0x1a);
+		size_t off;
+		char want[160];
+
+		cg_header(&g, STACKID_ABI_VERSION, 0);
+		cg_sample_k(&g, 1, 0, 1, 1, "a", STACKID_SF_KERNEL, 1, &k, 1,
+			    0);
+		cg_sample_k(&g, 2, 1, 1, 1, "b", STACKID_SF_KERNEL, 1, &k, 1,
+			    0);
+		memcpy(cg_room(&g, sizeof(e)), &e, sizeof(e));
+		off = cg_sample_k(&g, 3, 1, 1, 1, "c", STACKID_SF_KERNEL, 1,
+				  &k, 1, 0);
+		off = cg_sample_k(&g, 4, 0, 1, 1, "d", STACKID_SF_KERNEL, 1,
+				  &k, 1, 0);
+		run(g.buf, g.len, FORMAT_FOLDED, &r);
+		snprintf(want, sizeof(want), "stackid: t.cap: record at byte "
+			 "%zu: kernel symbol index 1 of ring 0 is defined by "
+			 "no record before it\n", off);
+		tap_ok(r.status == EXIT_DATA && !strcmp(r.err, want) &&
+		       !strcmp(r.out, "a;vfs_read_[k] 1\nb;vfs_read_[k] 1\n"
+			       "c;vfs_read_[k] 1\n"),
+		       "an epoch record empties its ring's kernel symbol "
+		       "table only: '%.*s'", (int)strcspn(r.err, "\n"),
+		       r.err);
+		result_free(&r);
+		cg_free(&g);
+	}
+
 	/* a file shorter than a record header after the capture header */
 	cg_header(&g, STACKID_ABI_VERSION, 0);
 	cg_room(&g, 4);
@@ -367,8 +638,11 @@ static void test_misc(void)
 int main(void)
 {
 	test_record_check();
-	test_cuts();
+	test_cuts(cg_demo, "demo");
+	test_cuts(cg_kdemo, "kernel and cgroup");
 	test_corrupt();
+	test_corrupt_kernel();
+	test_kdepth();
 	test_misc();
 	return tap_done();
 }

@@ -24,12 +24,15 @@ wants() {	# KVER: does dkms.conf ask for autoinstall on KVER?
 	 [ "$AUTOINSTALL" = yes ])
 }
 refuses() { ! wants "$1"; }
-for k in $(printf '%s\n' 6.1.0-57-amd64 6.12.117+deb12-amd64 \
-	6.12.117+deb12-rt-amd64 6.12.117-stackid-debug 7.2.13+deb14-amd64 \
+for k in $(printf '%s\n' 5.10.0-46-amd64 5.10.0-46-rt-amd64 \
+	6.1.0-0.deb11.52-cloud-amd64 5.15.0-1-amd64 6.0.0-1-amd64 \
+	6.1.0-57-amd64 6.12.117+deb12-amd64 6.12.117+deb12-rt-amd64 \
+	6.12.118+deb13-amd64 6.12.117-stackid-debug 7.2.13+deb14-amd64 \
 	$(kernel_versions | cut -d' ' -f2) | sort -u); do
 	check "dkms.conf: autoinstall wanted for $k" wants "$k"
 done
-for k in 5.4.0-99-amd64 4.19.0-27-amd64 6.0.0-1-amd64 3.16.0-4-amd64; do
+for k in 5.4.0-99-amd64 5.9.0-1-amd64 5.1.0-1-amd64 4.19.0-27-amd64 \
+	3.16.0-4-amd64 2.6.32-5-amd64; do
 	check "dkms.conf: no autoinstall for $k" refuses "$k"
 done
 
@@ -63,6 +66,29 @@ printf '# CONFIG_PERF_EVENTS is not set\nCONFIG_MODULE_UNLOAD=y\n' >"$d/noperf/.
 dk autoinstall -k "$noperf" --kernelsourcedir "$d/noperf" --no-depmod >"$d/log" 2>&1
 rc=$?
 check "autoinstall for a kernel without CONFIG_PERF_EVENTS: skipped (exit $rc)" test $rc = 0
+
+# The same decisions by the DKMS of every other release a kernel line
+# comes from (bullseye's 2.8, trixie's and sid's 3.2), in its chroot, as
+# the VM suite runs it: private trees, conditional AUTOINSTALL.
+for rel in $(kernel_lines | awk -v h="$HOST_RELEASE" '$2 != h {print $2}' | sort -u); do
+	if ! "$top/test/chroot.sh" dir "$rel" >/dev/null; then
+		nok "DKMS of $rel: no $rel chroot (run test/setup.sh)"
+		continue
+	fi
+	dv=$("$top/test/chroot.sh" run "$rel" -- dkms --version 2>&1 | tail -n 1)
+	DKMS_RELEASE=$rel dk autoinstall -k "$old" --kernelsourcedir "$d/old" \
+		--no-depmod >"$d/log" 2>&1
+	rc=$?
+	check "$rel's $dv: autoinstall for $old skipped cleanly (exit $rc)" \
+		test $rc = 0 -a ! -e "$d/dkms/tree/stackid/$ver/$old"
+	DKMS_RELEASE=$rel dk build "stackid/$ver" -k "$old" \
+		--kernelsourcedir "$d/old" --no-prepare-kernel >"$d/log" 2>&1
+	rc=$?
+	check "$rel's $dv: dkms build for $old refused (exit $rc)" \
+		test $rc != 0 -a ! -e "$d/dkms/tree/stackid/$ver/$old/x86_64/module"
+	check "$rel's $dv: says BUILD_EXCLUSIVE" grep -q BUILD_EXCLUSIVE "$d/log"
+	[ $rc != 0 ] || tail -n 5 "$d/log" | sed 's/^/# /'
+done
 
 # A supported kernel: autoinstall builds and installs.
 k=$(kernel_versions | head -n 1 | cut -d' ' -f2)

@@ -203,6 +203,49 @@ static void test_demo(void)
 	free(paths);
 }
 
+/* Every long option a --help names is in the man page, and back. */
+static void test_help_man(void)
+{
+	static const char *const helps[][2] = {
+		{ "--help", NULL }, { "record", "--help" },
+		{ "report", "--help" }, { "push", "--help" },
+	};
+	char *man = slurp(TOP "/doc/stackid.1", NULL), opt[64], want[160];
+	char missing[512] = "";
+	const char *p;
+	struct cmd c;
+	size_t i, n, j;
+
+	if (!tap_ok(man != NULL, "doc/stackid.1 read"))
+		return;
+	for (i = 0; i < sizeof(helps) / sizeof(helps[0]); i++) {
+		if (helps[i][1])
+			CMD(&c, NULL, helps[i][0], helps[i][1]);
+		else
+			CMD(&c, NULL, helps[i][0]);
+		for (p = c.out; (p = strstr(p, "--")); p += 2 + n) {
+			n = strspn(p + 2, "abcdefghijklmnopqrstuvwxyz-");
+			if (!n || n >= sizeof(opt))
+				continue;
+			memcpy(opt, p + 2, n);
+			opt[n] = 0;
+			strcpy(want, "\\-\\-");
+			for (j = 0; j < n; j++)
+				strcat(want, opt[j] == '-' ? "\\-" :
+				       (char[]){ opt[j], 0 });
+			if (!strstr(man, want) && strlen(missing) + n + 4 <
+			    sizeof(missing)) {
+				strcat(missing, " --");
+				strcat(missing, opt);
+			}
+		}
+		cmd_free(&c);
+	}
+	tap_ok(!*missing, "every long option of the --help texts is in "
+	       "stackid.1 (missing:%s)", *missing ? missing : " none");
+	free(man);
+}
+
 static void test_cli(void)
 {
 	struct cmd c;
@@ -216,13 +259,34 @@ static void test_cli(void)
 	tap_ok(c.status == 0 && strstr(c.out, "-F, --freq HZ") &&
 	       strstr(c.out, "Exit status"), "stackid record --help");
 	cmd_free(&c);
+	CMD(&c, NULL, "push", "--help");
+	tap_ok(c.status == 0 && strstr(c.out, "--spool-max") &&
+	       strstr(c.out, "Exit status"), "stackid push --help");
+	cmd_free(&c);
+	CMD(&c, NULL, "record", "--help");
+	tap_ok(c.status == 0 && strstr(c.out, "--rotate SECONDS") &&
+	       strstr(c.out, "--max-size"), "stackid record --help: "
+	       "continuous mode");
+	cmd_free(&c);
 	CMD(&c, NULL, "report", "-h");
 	tap_ok(c.status == 0 && strstr(c.out, "--no-symbols") &&
 	       strstr(c.out, "3 bad capture data"), "stackid report -h");
 	cmd_free(&c);
+	CMD(&c, NULL, "record", "--help");
+	tap_ok(c.status == 0 && strstr(c.out, "  -c, --cgroup DIR ") &&
+	       strstr(c.out, "kernel_frames"),
+	       "stackid record --help: --cgroup, kernel frames");
+	cmd_free(&c);
+	CMD(&c, NULL, "report", "--help");
+	tap_ok(c.status == 0 && strstr(c.out, "      --cgroup PATH ") &&
+	       strstr(c.out, "      --by-cgroup ") &&
+	       strstr(c.out, "FUNCTION_[k]"),
+	       "stackid report --help: --cgroup, --by-cgroup, kernel frames");
+	cmd_free(&c);
+	test_help_man();
 	CMD(&c, NULL, "--version");
 	tap_ok(c.status == 0 && !strncmp(c.out, "stackid ", 8) &&
-	       strstr(c.out, "ABI 1.") && strcmp(c.out, "stackid unknown"),
+	       strstr(c.out, "ABI 2.") && strcmp(c.out, "stackid unknown"),
 	       "stackid --version: %.*s", (int)strcspn(c.out, "\n"), c.out);
 	cmd_free(&c);
 
@@ -236,15 +300,29 @@ static void test_cli(void)
 		{ "record", "-d", "-1" },
 		{ "record", "-d", "0" },
 		{ "record", "-p", "0" },
+		{ "record", "--cgroup" },
+		{ "report", "--cgroup" },
+		{ "report", "--by-cgroup", "-f", "pprof" },
 		{ "record", "extra" },
+		{ "record", "--rotate", "10" },
+		{ "record", "--dir", "/tmp/x" },
+		{ "record", "--keep", "3" },
+		{ "record", "-r1", "-D/tmp/x", "-oy" },
+		{ "record", "-r1", "-D/tmp/x", "-m1K" },
+		{ "report", "--format", "svgz" },
+		{ "push", "x.cap" },
+		{ "push", "--url", "ftp://h", "x.cap" },
+		{ "push", "--url", "http://h", "--label", "novalue" },
+		{ "push", "--url", "http://h", "--follow" },
 	};
 	for (size_t i = 0; i < sizeof(usage) / sizeof(usage[0]); i++) {
 		const char *const *a = usage[i];
 
 		cmd(&c, NULL, a);
 		tap_ok(c.status == EXIT_USAGE && *c.err && !*c.out,
-		       "usage error: stackid %s %s %s: exit 1", a[0],
-		       a[1] ? a[1] : "", a[2] ? a[2] : "");
+		       "usage error: stackid %s %s %s %s: exit 1", a[0],
+		       a[1] ? a[1] : "", a[2] ? a[2] : "",
+		       a[2] && a[3] ? a[3] : "");
 		cmd_free(&c);
 	}
 	cmd(&c, NULL, (const char *const[]){ NULL });
@@ -284,11 +362,11 @@ static void test_corrupt_cli(void)
 	cg_demo(&g);
 	/* the third sample (at 'off'): 200 frames */
 	off = sizeof(struct capture_hdr);
-	for (int n = 0; n < 4; n++) {
+	for (int n = 0;; off += s.hdr.size) {
 		memcpy(&s, g.buf + off, sizeof(s));
-		off += s.hdr.size;
+		if (s.hdr.type == STACKID_REC_SAMPLE && n++ == 2)
+			break;
 	}
-	memcpy(&s, g.buf + off, sizeof(s));
 	s.nr_frames = 200;
 	memcpy(g.buf + off, &s, sizeof(s));
 	save(tmp("bad.cap"), g.buf, g.len);
@@ -348,6 +426,185 @@ static void test_large(void)
 	unlink(cut);
 }
 
+/* The kernel frames and cgroups capture (cg_kdemo()), as it reports. */
+static const char ktext[] =
+"0.000001 cpu 0 kapp 10/10 kernel /a\n"
+"\text4_file_read_iter+0x40 [ext4]\n"
+"\tvfs_read+0x1a [kernel]\n"
+"\tksys_read+0x9 [kernel]\n"
+"\t11223344+0x100\n"
+"\t11223344+0x200\n"
+"\n"
+"0.000002 cpu 1 kapp 10/11 kernel /a/b\n"
+"\text4_file_read_iter+0x40 [ext4]\n"
+"\tvfs_read+0x2b [kernel]\n"
+"\tksys_read+0x9 [kernel]\n"
+"\t11223344+0x100\n"
+"\t11223344+0x200\n"
+"\n";
+static const char ktext_rest[] =
+"0.000003 cpu 0 kapp 10/10 kernel /ab\n"
+"\t[unknown] [kernel]\n"
+"\tvfs_read+0x1a [kernel]\n"
+"\t11223344+0x100\n"
+"\t11223344+0x200\n"
+"\n"
+"0.000004 cpu 0 uapp 20/20 user [cgroup 99]\n"
+"\t11223344+0x300\n"
+"\n"
+"0.000005 cpu 1 uapp 20/20 user\n"
+"\t11223344+0x300\n"
+"\n";
+#define KSTACK "kapp;11223344+0x200;11223344+0x100;ksys_read_[k];" \
+	"vfs_read_[k];ext4_file_read_iter [ext4]_[k]"
+#define KSTACK_UNK "kapp;11223344+0x200;11223344+0x100;vfs_read_[k];" \
+	"[unknown]_[k]"
+static const char kfolded[] =
+KSTACK " 2\n"
+"uapp;11223344+0x300 2\n"
+KSTACK_UNK " 1\n";
+static const char kfolded_a[] = KSTACK " 2\n";
+static const char kby_cgroup[] =
+"/a/b;" KSTACK " 1\n"
+"/a;" KSTACK " 1\n"
+"/ab;" KSTACK_UNK " 1\n"
+"[cgroup 99];uapp;11223344+0x300 1\n"
+"[no cgroup];uapp;11223344+0x300 1\n";
+
+static void test_kernel(void)
+{
+	static const char *const a_args[] = {
+		"/a", "/a/", "a", "//a", "/sys/fs/cgroup/a", "/sys/fs/cgroup/a/",
+	};
+	struct capgen g = { 0 };
+	char text[2048], cap[600];
+	struct cmd c;
+	size_t i;
+
+	snprintf(cap, sizeof(cap), "%s", tmp("kernel.cap"));
+	cg_kdemo(&g);
+	save(cap, g.buf, g.len);
+	snprintf(text, sizeof(text), "%s%s", ktext, ktext_rest);
+
+	CMD(&c, NULL, "report", "-i", cap, "-n");
+	tap_ok(c.status == 0 && !*c.err && !strcmp(c.out, text),
+	       "kernel frames, text: first, FUNC+0xOFF [kernel] or [ext4], "
+	       "[unknown] [kernel]; the cgroup's path on the header line, "
+	       "[cgroup 99] if never named, even when named later%s%s",
+	       c.status || strcmp(c.out, text) ? "\n# got:\n" : "",
+	       c.status || strcmp(c.out, text) ? c.out : "");
+	cmd_free(&c);
+	CMD(&c, NULL, "report", "-i", cap, "-n", "-f", "folded");
+	tap_ok(c.status == 0 && !*c.err && !strcmp(c.out, kfolded),
+	       "kernel frames, folded: after the user frames, outermost "
+	       "first, FUNC_[k], FUNC [ext4]_[k], offsets of one function "
+	       "merged%s%s", strcmp(c.out, kfolded) ? "\n# got:\n" : "",
+	       strcmp(c.out, kfolded) ? c.out : "");
+	cmd_free(&c);
+	CMD(&c, NULL, "report", "-i", cap, "-f", "folded");
+	tap_ok(c.status == 0 && !*c.err && !strcmp(c.out, kfolded),
+	       "kernel frames, folded, symbols on: named from the capture "
+	       "the same");
+	cmd_free(&c);
+	CMD(&c, NULL, "report", "-i", cap, "-n", "-f", "folded", "--offsets");
+	tap_ok(c.status == 0 && strstr(c.out, ";vfs_read+0x1a_[k];"
+				       "ext4_file_read_iter+0x40 [ext4]_[k] 1\n") &&
+	       strstr(c.out, ";vfs_read+0x2b_[k];"),
+	       "kernel frames, folded --offsets: FUNC+0xOFF_[k], one line "
+	       "per offset");
+	cmd_free(&c);
+
+	for (i = 0; i < sizeof(a_args) / sizeof(a_args[0]); i++) {
+		CMD(&c, NULL, "report", "-i", cap, "-n", "--cgroup",
+		    a_args[i]);
+		tap_ok(c.status == 0 && !*c.err && !strcmp(c.out, ktext),
+		       "--cgroup %s, text: /a and /a/b, not /ab, not the "
+		       "others", a_args[i]);
+		cmd_free(&c);
+		CMD(&c, NULL, "report", "-i", cap, "-n", "-f", "folded",
+		    "--cgroup", a_args[i]);
+		tap_ok(c.status == 0 && !*c.err && !strcmp(c.out, kfolded_a),
+		       "--cgroup %s, folded", a_args[i]);
+		cmd_free(&c);
+	}
+	CMD(&c, NULL, "report", "-i", cap, "-n", "--cgroup", "/a/b");
+	tap_ok(c.status == 0 && !strcmp(c.out, strstr(ktext, "0.000002")),
+	       "--cgroup /a/b: only its sample, named after it");
+	cmd_free(&c);
+	CMD(&c, NULL, "report", "-i", cap, "-n", "--cgroup", "/sys/fs/cgroup");
+	tap_ok(c.status == 0 && strstr(c.out, " /a\n") &&
+	       strstr(c.out, " /ab\n") && !strstr(c.out, "[cgroup 99]") &&
+	       !strstr(c.out, "uapp"),
+	       "--cgroup /sys/fs/cgroup (the root): every named cgroup");
+	cmd_free(&c);
+	CMD(&c, NULL, "report", "-i", cap, "-n", "--cgroup", "/nothing");
+	tap_ok(c.status == 0 && !*c.out && !*c.err,
+	       "--cgroup of no sample: empty report, exit 0");
+	cmd_free(&c);
+
+	CMD(&c, NULL, "report", "-i", cap, "-n", "-f", "folded",
+	    "--by-cgroup");
+	tap_ok(c.status == 0 && !*c.err && !strcmp(c.out, kby_cgroup),
+	       "--by-cgroup, folded: the cgroup's path first, [cgroup ID], "
+	       "[no cgroup]%s%s", strcmp(c.out, kby_cgroup) ?
+	       "\n# got:\n" : "", strcmp(c.out, kby_cgroup) ? c.out : "");
+	cmd_free(&c);
+	CMD(&c, NULL, "report", "-i", cap, "-n", "-f", "folded",
+	    "--by-cgroup", "--cgroup", "/a");
+	tap_ok(c.status == 0 && !strcmp(c.out, "/a/b;" KSTACK " 1\n/a;"
+					KSTACK " 1\n"),
+	       "--by-cgroup --cgroup /a: the two cgroups apart");
+	cmd_free(&c);
+	CMD(&c, NULL, "report", "-i", cap, "-n", "-f", "svg", "--by-cgroup",
+	    "-o", tmp("k.svg"));
+	tap_ok(c.status == 0 && !*c.err, "--by-cgroup, svg: exit 0");
+	cmd_free(&c);
+	CMD(&c, NULL, "report", "-i", cap, "-n", "--by-cgroup");
+	tap_ok(c.status == EXIT_USAGE && !*c.out &&
+	       !strcmp(c.err, "stackid report: --by-cgroup goes with "
+		       "--format folded or svg (text shows each sample's "
+		       "cgroup, pprof labels it)\n"),
+	       "--by-cgroup with text: usage error, exit 1");
+	cmd_free(&c);
+	CMD(&c, NULL, "report", "-i", cap, "-n", "-f", "pprof",
+	    "--by-cgroup", "-o", tmp("k.pb.gz"));
+	tap_ok(c.status == EXIT_USAGE && strstr(c.err, "--by-cgroup goes "
+						"with"),
+	       "--by-cgroup with pprof: usage error, exit 1");
+	cmd_free(&c);
+	cg_free(&g);
+
+	/* a cgroup the module could not name (path_len 0), a ';' in one */
+	{
+		struct cg_frame f = cg_ip(0x1000, STACKID_IP_NO_VMA);
+		char *out;
+		int r;
+
+		cg_header(&g, STACKID_ABI_VERSION, CG_DEMO_START);
+		cg_cgroup(&g, 5, "");
+		cg_cgroup(&g, 6, "/x;y");
+		cg_sample_k(&g, CG_DEMO_START + 1000, 0, 1, 1, "a",
+			    STACKID_SF_USER, 1, &f, 0, 5);
+		cg_sample_k(&g, CG_DEMO_START + 2000, 0, 1, 1, "a",
+			    STACKID_SF_USER, 1, &f, 0, 6);
+		r = report(g.buf, g.len, FORMAT_TEXT, false, &out);
+		tap_ok(r == 0 && !strcmp(out, "0.000001 cpu 0 a 1/1 user "
+					 "[cgroup 5]\n\t0x1000 (no_vma)\n\n"
+					 "0.000002 cpu 0 a 1/1 user /x;y\n"
+					 "\t0x1000 (no_vma)\n\n"),
+		       "a cgroup record with an empty path: [cgroup ID]");
+		free(out);
+		save(cap, g.buf, g.len);
+		CMD(&c, NULL, "report", "-i", cap, "-f", "folded",
+		    "--by-cgroup");
+		tap_ok(c.status == 0 && !strcmp(c.out, "/x?y;a;0x1000 1\n"
+						"[cgroup 5];a;0x1000 1\n"),
+		       "--by-cgroup: ';' in a cgroup path as '?'");
+		cmd_free(&c);
+		cg_free(&g);
+	}
+}
+
 int main(void)
 {
 	char rm[600];
@@ -359,6 +616,7 @@ int main(void)
 	test_demo();
 	test_cli();
 	test_corrupt_cli();
+	test_kernel();
 	test_large();
 	snprintf(rm, sizeof(rm), "rm -rf '%s'", tmpdir);
 	if (system(rm))

@@ -13,6 +13,8 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -118,12 +120,15 @@ static void load_fixture(struct fixture *fx, const char *path,
  * inside symfix_mid; a return address just past the end of symfix_outer
  * (its byte before is outer's last).
  */
-static void chain(const struct fixture *fx, struct stackid_frame *f)
+static void chain(const struct fixture *fx, struct cg_frame *f)
 {
 	f[0] = cg_valid(fx->id, fx->idlen, fx->leaf.off + 4);
 	f[1] = cg_valid(fx->id, fx->idlen, fx->mid.off + 5);
 	f[2] = cg_valid(fx->id, fx->idlen, fx->outer.off + fx->outer.size);
 }
+
+/* Options of the next run()s. */
+static bool opt_lines, opt_no_demangle;
 
 static int run(const struct capgen *g, enum report_format fmt, bool offsets,
 	       const char *debug_dir, char **out)
@@ -133,6 +138,8 @@ static int run(const struct capgen *g, enum report_format fmt, bool offsets,
 		.symbols = true,
 		.offsets = offsets,
 		.debug_dir = debug_dir,
+		.lines = opt_lines,
+		.no_demangle = opt_no_demangle,
 	};
 	struct capture *c = malloc(sizeof(*c));
 	char *ebuf = NULL;
@@ -208,7 +215,7 @@ static void diff(int r, const char *out, const char *want)
 static void test_fixture(const char *what, const struct fixture *fx,
 			 const char *debug_dir)
 {
-	struct stackid_frame f[3];
+	struct cg_frame f[3];
 	struct capgen g = { 0 };
 	char *out = NULL, want[512], l1[200], l2[200];
 	int r;
@@ -250,7 +257,7 @@ static void test_fixture(const char *what, const struct fixture *fx,
 static void test_mixed(const struct fixture *so, const struct fixture *exe)
 {
 	static const unsigned char other[20] = { 0xee, 0xee, 0xee };
-	struct stackid_frame f[4];
+	struct cg_frame f[4];
 	struct capgen g = { 0 };
 	char *out = NULL, want[1024];
 	int r;
@@ -260,7 +267,7 @@ static void test_mixed(const struct fixture *so, const struct fixture *exe)
 	cg_header(&g, STACKID_ABI_VERSION, 0);
 	/* the sample before the path records that name its files */
 	f[0] = cg_valid(so->id, so->idlen, so->leaf.off + 1);
-	f[1] = cg_ip(0x7fff1234, STACKID_IP_MM_BUSY);
+	f[1] = cg_ip(0x7fff1234, STACKID_IP_NOT_RESOLVED);
 	f[2] = cg_valid(other, 20, so->mid.off + 2);
 	f[3] = cg_valid(exe->id, exe->idlen, exe->outer.off + 3);
 	cg_sample(&g, 1000, 1, 5, 6, "mixed", STACKID_SF_USER, 4, f);
@@ -290,7 +297,7 @@ static void test_mixed(const struct fixture *so, const struct fixture *exe)
 	snprintf(want, sizeof(want),
 		 "0.000001 cpu 1 mixed 5/6 user\n"
 		 "\tsymfix_leaf+0x1\n"
-		 "\t0x7fff1234 (mm_busy)\n"
+		 "\t0x7fff1234 (not_resolved)\n"
 		 "\t[libsymfix.so]+%#" PRIx64 "\n"
 		 "\tsymfix_outer+0x3\n"
 		 "\n"
@@ -308,7 +315,7 @@ static void test_mixed(const struct fixture *so, const struct fixture *exe)
 static void test_deleted(const struct fixture *so)
 {
 	static const unsigned char gone[20] = { 0x60, 0x0e };
-	struct stackid_frame f[3];
+	struct cg_frame f[3];
 	struct capgen g = { 0 };
 	char *out = NULL, want[512], path[600];
 	int r;
@@ -337,7 +344,7 @@ static void test_hidden(const struct fixture *hid, const struct fixture *dbg)
 {
 	char tmpl[] = "/tmp/stackid-dbg.XXXXXX", *dir;
 	char empty[] = "/tmp/stackid-empty.XXXXXX";
-	struct stackid_frame f[3];
+	struct cg_frame f[3];
 	struct capgen g = { 0 };
 	char *out = NULL, want[512];
 	int r;
@@ -371,9 +378,199 @@ static void test_hidden(const struct fixture *hid, const struct fixture *dbg)
 	rmdir(empty);
 }
 
+/* libsymfix.so's vaddr @v as a file offset. */
+static bool vaddr_off(const char *file, uint64_t v, uint64_t *off)
+{
+	int fd = open(file, O_RDONLY);
+	Elf *elf = fd < 0 ? NULL : elf_begin(fd, ELF_C_READ, NULL);
+	size_t n = 0, i;
+	bool ok = false;
+
+	if (elf && !elf_getphdrnum(elf, &n))
+		for (i = 0; i < n && !ok; i++) {
+			GElf_Phdr ph;
+
+			if (gelf_getphdr(elf, i, &ph) && ph.p_type == PT_LOAD &&
+			    v >= ph.p_vaddr && v < ph.p_vaddr + ph.p_filesz) {
+				*off = v - ph.p_vaddr + ph.p_offset;
+				ok = true;
+			}
+		}
+	elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+/* The first inlined copy of @name under @die (DWARF, libdw). */
+static bool find_inlined(Dwarf_Die *die, const char *name, uint64_t *lo)
+{
+	Dwarf_Die c;
+	Dwarf_Addr base, start, end;
+	const char *n;
+
+	if (dwarf_child(die, &c))
+		return false;
+	do {
+		n = dwarf_diename(&c);
+		if (dwarf_tag(&c) == DW_TAG_inlined_subroutine && n &&
+		    !strcmp(n, name) &&
+		    dwarf_ranges(&c, 0, &base, &start, &end) > 0) {
+			*lo = start;
+			return true;
+		}
+		if (find_inlined(&c, name, lo))
+			return true;
+	} while (!dwarf_siblingof(&c, &c));
+	return false;
+}
+
+/* The line of test/unit/report/symfix.c holding @marker. */
+static int marker_line(const char *marker)
+{
+	FILE *f = fopen(TOP "/test/unit/report/symfix.c", "r");
+	char buf[512];
+	int n = 0;
+
+	while (f && fgets(buf, sizeof(buf), f)) {
+		n++;
+		if (strstr(buf, marker)) {
+			fclose(f);
+			return n;
+		}
+	}
+	if (f)
+		fclose(f);
+	return -1;
+}
+
+/* --lines: the source line, and inl_leaf inlined in symfix_inl. */
+static void test_lines(const struct fixture *so)
+{
+	int fd = open(so->path, O_RDONLY);
+	Dwarf *dw = fd < 0 ? NULL : dwarf_begin(fd, DWARF_C_READ);
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	uint64_t lo = 0, foff = 0;
+	bool found = false;
+	struct cg_frame f[1];
+	struct capgen g = { 0 };
+	char *out = NULL, want[600];
+	int leaf = marker_line("INL-LEAF"), call = marker_line("INL-CALL"), r;
+
+	while (dw && !found &&
+	       !dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL)) {
+		Dwarf_Die cu;
+
+		if (dwarf_offdie(dw, off + hsize, &cu))
+			found = find_inlined(&cu, "inl_leaf", &lo);
+		off = next;
+	}
+	if (dw)
+		dwarf_end(dw);
+	if (fd >= 0)
+		close(fd);
+	found = found && vaddr_off(so->path, lo, &foff);
+	if (!tap_ok(found && leaf > 0 && call > 0, "DWARF: inl_leaf inlined at %#" PRIx64
+		    " (file offset %#" PRIx64 "), lines %d and %d", lo, foff,
+		    leaf, call))
+		return;
+	cg_header(&g, STACKID_ABI_VERSION, 0);
+	cg_path(&g, so->id, so->idlen, so->path);
+	f[0] = cg_valid(so->id, so->idlen, foff);
+	cg_sample(&g, 1, 0, 1, 1, "inl", STACKID_SF_USER, 1, f);
+
+	r = run(&g, FORMAT_FOLDED, false, NULL, &out);
+	diff(r, out, "inl;symfix_inl 1\n");
+	tap_ok(r == 0 && !strcmp(out, "inl;symfix_inl 1\n"),
+	       "without --lines: the symbol only, symfix_inl");
+	free(out);
+	opt_lines = true;
+	r = run(&g, FORMAT_FOLDED, false, NULL, &out);
+	diff(r, out, "inl;symfix_inl;inl_leaf 1\n");
+	tap_ok(r == 0 && !strcmp(out, "inl;symfix_inl;inl_leaf 1\n"),
+	       "--lines, folded: the inlined inl_leaf is a frame of its own");
+	free(out);
+	r = run(&g, FORMAT_TEXT, false, NULL, &out);
+	snprintf(want, sizeof(want), "symfix.c:%d) [inlined]\n\tsymfix_inl "
+		 "(", leaf);
+	{
+		char w2[64];
+
+		snprintf(w2, sizeof(w2), "symfix.c:%d)\n", call);
+		tap_ok(r == 0 && strstr(out, "\tinl_leaf (") &&
+		       strstr(out, want) && strstr(out, w2),
+		       "--lines, text: inl_leaf (symfix.c:%d) [inlined], "
+		       "symfix_inl (symfix.c:%d)", leaf, call);
+		if (!strstr(out, want))
+			printf("# got: %s", out);
+	}
+	free(out);
+	opt_lines = false;
+	cg_free(&g);
+}
+
+static void test_cxx(void)
+{
+	struct fixture cx;
+	struct fn method = { 0 }, twice = { 0 };
+	struct cg_frame f[2];
+	struct capgen g = { 0 };
+	char *out = NULL;
+	const char *want = "cxx;int cxxfix::twice<int>(int);"
+			   "cxxfix::Klass::method(int) 1\n";
+	const char *raw = "cxx;_ZN6cxxfix5twiceIiEET_S1_;"
+			  "_ZN6cxxfix5Klass6methodEi 1\n";
+	int fd, r;
+	Elf *elf;
+
+	memset(&cx, 0, sizeof(cx));
+	load_fixture(&cx, FIX "libcxxfix.so", FIX "libcxxfix.so");
+	fd = open(FIX "libcxxfix.so", O_RDONLY);
+	elf = fd < 0 ? NULL : elf_begin(fd, ELF_C_READ, NULL);
+	if (!tap_ok(cx.idlen && elf &&
+		    find_fn(elf, "_ZN6cxxfix5Klass6methodEi", &method) &&
+		    find_fn(elf, "_ZN6cxxfix5twiceIiEET_S1_", &twice),
+		    "C++ fixture: mangled names in its symbol table")) {
+		elf_end(elf);
+		return;
+	}
+	elf_end(elf);
+	close(fd);
+	cg_header(&g, STACKID_ABI_VERSION, 0);
+	cg_path(&g, cx.id, cx.idlen, FIX "libcxxfix.so");
+	f[0] = cg_valid(cx.id, cx.idlen, method.off + 2);
+	f[1] = cg_valid(cx.id, cx.idlen, twice.off + twice.size / 2);
+	cg_sample(&g, 1, 0, 1, 1, "cxx", STACKID_SF_USER, 2, f);
+	r = run(&g, FORMAT_FOLDED, false, NULL, &out);
+	diff(r, out, want);
+	tap_ok(r == 0 && !strcmp(out, want), "C++ names demangled: "
+	       "int cxxfix::twice<int>(int), cxxfix::Klass::method(int)");
+	free(out);
+	opt_no_demangle = true;
+	r = run(&g, FORMAT_FOLDED, false, NULL, &out);
+	diff(r, out, raw);
+	tap_ok(r == 0 && !strcmp(out, raw), "--no-demangle: as mangled");
+	free(out);
+	opt_no_demangle = false;
+	cg_free(&g);
+}
+
+/* Found only through .gnu_debuglink: libdwfl's standard search. */
+static void test_debuglink(const struct fixture *lnk)
+{
+	char empty[] = "/tmp/stackid-nodbg.XXXXXX";
+
+	if (!tap_ok(mkdtemp(empty) != NULL, "an empty debug directory"))
+		return;
+	test_fixture("stripped, names through its .gnu_debuglink file", lnk,
+		     empty);
+	rmdir(empty);
+}
+
 int main(void)
 {
-	struct fixture so, so32, exe, hid, dbg;
+	struct fixture so, so32, exe, hid, dbg, lnk;
 
 	elf_version(EV_CURRENT);
 	unsetenv("DEBUGINFOD_URLS");
@@ -382,6 +579,7 @@ int main(void)
 	load_fixture(&exe, FIX "symfix", FIX "symfix");
 	load_fixture(&hid, FIX "libhidden.stripped.so", FIX "libhidden.so");
 	load_fixture(&dbg, "/nonexistent/libhidden.so", FIX "libhidden.so");
+	load_fixture(&lnk, FIX "link/liblink.so", FIX "libhidden.so");
 
 	tap_ok(exe.ok && exe.leaf.off != 0 && exe.idlen == 16,
 	       "non-PIE fixture: md5 build-id, file offsets computed");
@@ -391,5 +589,8 @@ int main(void)
 	test_mixed(&so, &exe);
 	test_deleted(&so);
 	test_hidden(&hid, &dbg);
+	test_debuglink(&lnk);
+	test_lines(&so);
+	test_cxx();
 	return tap_done();
 }

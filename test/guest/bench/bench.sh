@@ -1,55 +1,124 @@
 # SPDX-License-Identifier: GPL-2.0
-# `make bench`: figures, measured side by side in one run, printed as
-# "# bench ..." lines. Not a test: only "ran" is asserted.
+# `make bench`, inside one guest boot: each workload run with nothing,
+# under `perf record -g -a` (Debian's linux-perf) and under
+# `stackid record` (resolve=Y, then resolve=N, the floor, then with
+# kernel_frames=N: what kernel frames cost), at 999 and
+# 9999 Hz, REPS times each; slowdowns are medians of the runs, each run
+# against the median of the bare runs. Figures, printed as "# bench ..."
+# lines; only "bench ran" is asserted. Workloads (bench_work, manylibs):
+# the 11-function chain across an executable and a library; a stack
+# through 300 libraries; the chain while a thread churns mmap/munmap;
+# a fork/exec storm; getppid() and read() of /dev/zero in a loop (most
+# samples in kernel mode: what kernel frames cost, also as the
+# handler's cost with kernel_frames=N).
 . /stackid/lib.sh
+REPS=${REPS:-3}
+PERF=/usr/bin/perf
+out() { echo "# bench $*"; }
 
-figures() {	# LABEL RECFILE PID: frames, cost and fallback reasons
-	f=$($S frames "$2.rec" "$3")
+# median of the numbers on stdin
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+# workload NAME: the command of workload NAME
+workload() {
+	case $1 in
+	chain)	echo "/stackid/bench_work chain $CHAIN_N" ;;
+	many)	echo "/stackid/manylibs /stackid/many $MANY_N" ;;
+	churn)	echo "/stackid/bench_work churn $CHAIN_N" ;;
+	forkexec) echo "/stackid/bench_work forkexec $FORK_N" ;;
+	syscall) echo "/stackid/bench_work syscall $SYS_N" ;;
+	esac
+}
+
+# run PROFILER HZ WORKLOAD: the workload's elapsed ns under PROFILER;
+# leaves the profiler's output in /tmp/prof.*
+run() {
+	local prof=$1 hz=$2 cmd p t
+	cmd=$(workload "$3")
+	case $prof in
+	none)
+		$cmd | sed -n 's/^elapsed_ns //p'
+		return ;;
+	perf)
+		$PERF record -g -a -F "$hz" -o /tmp/prof.perf >/tmp/prof.err 2>&1 &
+		;;
+	stackid|stackid-N|stackid-noK)
+		[ $prof = stackid-N ] && echo N >/sys/module/stackid/parameters/resolve
+		[ $prof = stackid-noK ] &&
+			echo N >/sys/module/stackid/parameters/kernel_frames
+		$S reset >/dev/null 2>&1
+		stackid record -F "$hz" -o /tmp/prof.cap >/tmp/prof.err 2>&1 &
+		;;
+	esac
+	p=$!
+	sleep 1
+	t=$($cmd 2>/tmp/work.err | sed -n 's/^elapsed_ns //p')
+	kill -INT $p
+	wait $p
+	if [ -z "$t" ]; then
+		echo "# bench: $3 under $prof at $hz Hz printed no time" >&2
+		sed 's/^/#   /' /tmp/work.err /tmp/prof.err | head -n 20 >&2
+	fi
+	echo Y >/sys/module/stackid/parameters/resolve
+	echo Y >/sys/module/stackid/parameters/kernel_frames
+	echo "$t"
+}
+
+# ratio A B: A / B with 3 decimals
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b ? a / b : 0 }'; }
+
+# stackid's figures of the last run: cost, cache, bytes, reader, drops
+stackid_figures() {
+	local label=$1 c hit miss drops samples perframe valid bytes reader
 	c=$($S cost)
-	hit=$(counter "$2.out" bidcache_hit)
-	miss=$(counter "$2.out" bidcache_miss)
-	echo "# bench $1: $f"
-	echo "# bench $1: $c"
-	echo "# bench $1: bidcache hit $hit miss $miss" \
-		"($(awk -v h="$hit" -v m="$miss" 'BEGIN { if (h + m) printf "%.1f%%", 100 * h / (h + m) }'))"
-	echo "# bench $1: samples finished in task context:" \
-		"$(counter "$2.out" deferred)"
-	grep '^stat frames_ip_[a-z_]* [1-9]' "$2.out" |
-		sed "s/^stat /# bench $1: fallback /"
+	st() { sed -n "s/^ *$1 *\([0-9]*\).*/\1/p" /tmp/prof.err | head -n 1; }
+	hit=$(st bidcache_hit) miss=$(st bidcache_miss)
+	drops=$(st dropped_ring_full)
+	set -- $($S frames /tmp/prof.cap 0)
+	samples=$3 perframe=$5 valid=$7
+	bytes=$(stat -c %s /tmp/prof.cap)
+	reader=$(stackid report -i /tmp/prof.cap --format folded --no-symbols 2>/dev/null |
+		awk '{ n += $NF } /^stackid;/ { r += $NF }
+		     END { printf "%.2f", n ? 100 * r / n : 0 }')
+	out "$label: handler $c"
+	out "$label: cache hit $(awk -v h="${hit:-0}" -v m="${miss:-0}" 'BEGIN { printf "%.2f%%", h + m ? 100 * h / (h + m) : 0 }') ($hit hits, ${miss:-0} misses)"
+	out "$label: $samples samples, $perframe frames each, $valid% valid; $(awk -v b="$bytes" -v s="$samples" -v f="$perframe" 'BEGIN { if (s) printf "%.0f bytes/sample, %.1f bytes/frame", b / s, b / (s * f) }'); ring drops ${drops:-0}; reader (stackid) $reader% of samples"
 }
 
 load
-spawn /stackid/deep
-deep=$pid
-for res in Y N; do
-	echo $res >/sys/module/stackid/parameters/resolve
-	$S reset
-	record /tmp/deep$res -F 999 -p "$deep" -d 5000 >/dev/null
-	figures "16-frame stack, resolve=$res" /tmp/deep$res "$deep"
+[ -x $PERF ] || out "no perf in the guest: perf columns empty"
+# Work sized for about 2 s each under TCG (calibrated once).
+CHAIN_N=20 MANY_N=20 FORK_N=20 SYS_N=20
+for w in chain many forkexec syscall; do
+	t=$(run none 0 $w)
+	case $w in
+	chain) CHAIN_N=$(awk -v t="$t" -v n=$CHAIN_N 'BEGIN { printf "%d", n * 2e9 / t + 1 }') ;;
+	many) MANY_N=$(awk -v t="$t" -v n=$MANY_N 'BEGIN { printf "%d", n * 2e9 / t + 1 }') ;;
+	forkexec) FORK_N=$(awk -v t="$t" -v n=$FORK_N 'BEGIN { printf "%d", n * 2e9 / t + 1 }') ;;
+	syscall) SYS_N=$(awk -v t="$t" -v n=$SYS_N 'BEGIN { printf "%d", n * 2e9 / t + 1 }') ;;
+	esac
 done
-echo Y >/sys/module/stackid/parameters/resolve
-kill "$deep"
+out "work: chain $CHAIN_N units, many $MANY_N descents, forkexec $FORK_N, syscall $SYS_N units, $REPS runs each"
 
-spawn /stackid/chain64
-c64=$pid
-spawn /stackid/chain32
-c32=$pid
-$S reset
-record /tmp/known -F 499 -d 5000 >/dev/null
-figures "known programs (chain64)" /tmp/known "$c64"
-figures "known programs (chain32)" /tmp/known "$c32"
-
-# A busy mixed workload on top: shells, compression, hashing, the
-# spinners, short-lived processes.
-spawn /stackid/deep
-( while :; do busybox gzip -c /stackid/sidcheck >/dev/null; done ) &
-g=$!
-( while :; do busybox md5sum /stackid/chain64 >/dev/null; done ) &
-m=$!
-( while :; do i=0; while [ $i -lt 200 ]; do i=$((i + 1)); done; done ) &
-l=$!
-$S reset
-record /tmp/mixed -F 499 -d 6000 >/dev/null
-figures "mixed workload (all processes)" /tmp/mixed 0
-kill $g $m $l "$pid" "$c64" "$c32"
+for w in chain many churn forkexec syscall; do
+	for hz in 999 9999; do
+		base=$(for i in $(seq $REPS); do run none 0 $w; done | median)
+		line="$w at $hz Hz: bare $(awk -v t="$base" 'BEGIN { printf "%.2f s", t / 1e9 }')"
+		for prof in perf stackid stackid-N stackid-noK; do
+			[ $prof = perf ] && [ ! -x $PERF ] && continue
+			m=$(for i in $(seq $REPS); do run $prof $hz $w; done | median)
+			s=$(ratio "$m" "$base")
+			eval "s_$(echo $prof | tr - _)=$s"
+			line="$line, $prof $s"
+			[ $prof = stackid ] && stackid_figures "$w at $hz Hz, stackid"
+			[ $prof = stackid-noK ] &&
+				out "$w at $hz Hz, stackid kernel_frames=N: handler $($S cost)"
+		done
+		out "$line (slowdowns)"
+		if [ -x $PERF ]; then
+			out "$w at $hz Hz: overhead stackid/perf $(awk -v a="$s_stackid" -v b="$s_perf" 'BEGIN { printf "%.2f", (b > 1 ? (a - 1) / (b - 1) : 0) }'), resolve=Y/resolve=N $(awk -v a="$s_stackid" -v b="$s_stackid_N" 'BEGIN { printf "%.2f", (b > 1 ? (a - 1) / (b - 1) : 0) }'), kernel frames on/off $(awk -v a="$s_stackid" -v b="$s_stackid_noK" 'BEGIN { printf "%.2f", (b > 1 ? (a - 1) / (b - 1) : 0) }') (overhead ratios)"
+		fi
+	done
+done
+rmmod stackid
 pass "bench ran"

@@ -9,7 +9,12 @@ load
 for m in 64 32; do
 	spawn /stackid/chain$m
 	check "chain$m: stackid record" \
-		stackid record -F 199 -p "$pid" -d 3 -o /tmp/r$m.cap
+		sh -c "stackid record -F 199 -p $pid -d 3 -o /tmp/r$m.cap 2>/tmp/r$m.err"
+	# wakeups: by the watermark or the 100 ms timer, not per sample
+	d=$(sed -n 's/^ *delivered *\([0-9]*\).*/\1/p' /tmp/r$m.err)
+	w=$(sed -n 's/^ *wakeups *\([0-9]*\).*/\1/p' /tmp/r$m.err)
+	check "chain$m: $d samples, ${w:-0} reader wakeups (<= 40, < samples / 5)" \
+		test "${w:-0}" -le 40 -a "$((${w:-0} * 5))" -lt "${d:-0}"
 	kill "$pid"
 	stackid report -i /tmp/r$m.cap --format folded >/tmp/f$m.txt 2>&1
 	head -n 3 /tmp/f$m.txt | sed 's/^/# /'
@@ -37,4 +42,5 @@ for m in 64 32; do
 	check "chain$m: capture maps $lib to its file" \
 		grep -qx "$lib /stackid/libchain$m.so" /tmp/p$m.txt
 done
+$S mmapcheck
 rmmod stackid

@@ -33,7 +33,7 @@ static inline uint64_t bench_mix(uint64_t x)
 static inline int bench_write(const char *path, const struct bench_cfg *cfg)
 {
 	unsigned char ids[8][20];
-	struct stackid_frame f[STACKID_MAX_DEPTH];
+	struct cg_frame f[STACKID_MAX_DEPTH];
 	struct capgen g = { 0 };
 	unsigned int depth = cfg->depth, i, j;
 	char name[64];

@@ -32,3 +32,18 @@ int main(void)
 	return symfix_outer(1) & 1;
 }
 #endif
+
+/*
+ * For --lines: inl_leaf is always inlined into symfix_inl (a -O1 build
+ * still honours always_inline); the test finds the inlined copy through
+ * DWARF and expects the lines marked below.
+ */
+static inline __attribute__((always_inline)) int inl_leaf(int x)
+{
+	return symfix_sink * x + 5;	/* INL-LEAF */
+}
+
+FN int symfix_inl(int x)
+{
+	return inl_leaf(x + 3) * 2;	/* INL-CALL */
+}

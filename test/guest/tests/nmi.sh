@@ -1,0 +1,80 @@
+# SPDX-License-Identifier: GPL-2.0
+# The sampling path in real NMI context, and ENABLE failing with work
+# queued, on the test build of the module (src/testhook.c; never the
+# shipped one). The harness sends NMIs through QEMU's monitor between
+# "# nmi-start" and "# nmi-stop" (test/nmi-sender.sh); the test build
+# samples from each while enabled, running the same code the perf
+# overflow handler runs, while hostile programs run: frame pointers of
+# garbage, a library truncated and rewritten under its running code, a
+# deep stack, the known chains. The debug kernel's lockdep, KASAN and
+# friends watch; the host fails the run on any splat.
+. /stackid/lib.sh
+T=/stackid/testmod/stackid.ko
+if [ ! -f $T ]; then
+	fail "NMI test: the test build of the module is in the guest"
+	exit 0
+fi
+rmmod stackid 2>/dev/null
+check "insmod the test build, test_nmi=1" insmod $T test_nmi=1
+spawn /stackid/garbage random
+g=$pid
+spawn /stackid/chain64
+c64=$pid
+spawn /stackid/chain32
+c32=$pid
+spawn /stackid/deep
+d=$pid
+mkdir -p /tmp/tw
+cp /stackid/libtrunc.so /tmp/tw/
+export LD_LIBRARY_PATH=/tmp/tw
+spawn /stackid/truncwrite /tmp/tw/libtrunc.so
+tw=$pid
+unset LD_LIBRARY_PATH
+# in a system call nearly all the time: the kernel-frame walk runs in NMI
+spawn /stackid/sysloop getppid
+sl=$pid
+echo "# nmi-start"
+# cpu-clock at 11 Hz: nearly every sample is an NMI one
+record /tmp/nmi -F 11 -d 40000
+echo "# nmi-stop"
+sleep 2
+echo 0 >/sys/module/stackid/parameters/test_nmi
+n=$(cat /sys/module/stackid/parameters/test_nmi_samples)
+# thousands whatever the machine's load (the monitor sends as fast as QEMU
+# takes them: 8,900 to 13,600 seen)
+check "NMI: $n samples taken in NMI context (>= 2000)" test "$n" -ge 2000
+grep '^stat \(samples\|delivered\|dropped_nested\|dropped_no_mm\|deferred\|deferred_done\|frames_valid\|bidcache\)' \
+	/tmp/nmi.out | sed 's/^/# /'
+$S chain /tmp/nmi.rec "$c64" chain64 /stackid/expect/chain64 50 all
+$S kcount /tmp/nmi.rec "$sl" >/tmp/nmi.k
+sed 's/^/# kcount /' /tmp/nmi.k
+kf=$(sed -n 's/^kframes //p' /tmp/nmi.k)
+kn=$(sed -n 's/^knamed //p' /tmp/nmi.k)
+check "NMI: kernel stacks walked and named ($kn of $kf frames of the getppid loop)" \
+	test "${kf:-0}" -ge 100 -a "${kn:-0}" -ge $((${kf:-0} * 99 / 100))
+if [ -f /proc/lockdep_stats ]; then
+	check "lockdep still checking after the NMI test (debug_locks 1)" \
+		grep -q 'debug_locks: *1' /proc/lockdep_stats
+fi
+kill $g $c64 $c32 $d $tw $sl
+check "rmmod the test build after the NMI test" rmmod stackid
+
+# ENABLE fails on CPU 1 after CPU 0's handler has run for 500 ms (and
+# queued work for the sampled task); then the module unloads cleanly.
+check "insmod the test build, test_fail_cpu=1" \
+	insmod $T test_fail_cpu=1 test_fail_delay_ms=500
+spawn taskset 1 /stackid/chain64
+r=$($S enable-result 999)
+check "ENABLE fails when CPU 1 cannot get its event (EIO; got $r)" \
+	test "$r" = EIO
+$S stats >/tmp/fail.out
+grep '^stat \(samples\|deferred\|deferred_done\)' /tmp/fail.out | sed 's/^/# /'
+check "after the failed enable: samples == delivered + dropped" \
+	grep -q '^stat identity ok' /tmp/fail.out
+kill "$pid"
+ok=0
+for i in 1 2 3 4 5 6 7 8 9 10; do
+	rmmod stackid 2>/dev/null && { ok=1; break; }
+	sleep 0.2
+done
+check "rmmod after the failed enable" test $ok = 1
