@@ -9,6 +9,8 @@
 #   make check           host unit tests + the VM suite on every kernel line
 #   make unit            host unit tests only
 #   make bench           benchmark figures (in the VM)
+#   make deb             Debian packages stackid-dkms and stackid, lintian
+#   make deb-check       ... installed in a clean Debian 12 chroot
 #   make clean           back to the tree as cloned
 #
 # The version is PACKAGE_VERSION in dkms.conf, nowhere else.
@@ -23,23 +25,36 @@ WARN := -Wall -Wextra -Werror
 UCFLAGS := $(CFLAGS) $(WARN) -Iinclude -Isrc -DSTACKID_VERSION='"$(VERSION)"'
 B := build
 
-.PHONY: all module user guest unit check bench demo clean module-clean
+.PHONY: all module module-test user guest unit check bench demo clean \
+	module-clean
 
 all: module user
 
 module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
+# The test build (src/testhook.c: NMI hook, fault injection), never DKMS
+# and never shipped, in a copy of the tree at TESTMOD_DIR so that it
+# cannot mix with the real build: make module-test KDIR=... TESTMOD_DIR=...
+TESTMOD_DIR ?= $(B)/testmod
+module-test:
+	rm -rf $(TESTMOD_DIR)
+	mkdir -p $(TESTMOD_DIR)
+	cp -r Kbuild Makefile dkms.conf src include $(TESTMOD_DIR)/
+	rm -rf $(TESTMOD_DIR)/src/tool
+	$(MAKE) -C $(KDIR) M=$(abspath $(TESTMOD_DIR)) STACKID_TEST=1 modules
+
 # kbuild's own clean where the kernel tree exists; the same by hand where
 # it does not (e.g. headers of the running kernel not installed).
 module-clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null
 	rm -f src/*.o src/.*.cmd .*.cmd *.ko *.mod *.mod.c *.o .*.o \
-		Module.symvers modules.order
+		Module.symvers modules.order stackid-probes.h
 
 # User-space tools and host tests are added as they come.
 USER_BINS := $(B)/stackid
-UNIT_BINS := $(B)/test_elfnote
+UNIT_BINS := $(B)/test_elfnote $(B)/test_abi $(B)/test_bidcache \
+	$(B)/test_ring $(B)/test_ring_tsan $(B)/test_ring_broken_tsan
 
 user: $(USER_BINS)
 
@@ -54,14 +69,19 @@ GP := test/guest/progs
 GUEST_BINS := $(G)/sidcheck $(G)/chain64 $(G)/chain32 $(G)/garbage \
 	$(G)/libchain64.so $(G)/libchain32.so \
 	$(G)/bid8 $(G)/bid16 $(G)/bid20 $(G)/bidfar $(G)/deep \
-	$(G)/libdemo.so $(G)/demo_app
+	$(G)/libdemo.so $(G)/demo_app $(G)/vhostkick $(G)/libtrunc.so \
+	$(G)/truncwrite $(G)/manylibs $(G)/many/.built $(G)/bench_work \
+	$(G)/libbench.so $(G)/sysloop
 guest: $(GUEST_BINS) $(G)/expect $(B)/elfdeps
 
 $(G):
 	mkdir -p $@
 
-$(G)/sidcheck: test/guest/sidcheck.c src/record.c src/record.h include/stackid.h | $(G)
-	$(CC) $(UCFLAGS) -o $@ test/guest/sidcheck.c src/record.c
+SIDCHECK_SRCS := test/guest/sidcheck.c src/record.c src/tool/bidtab.c \
+	src/tool/util.c
+$(G)/sidcheck: $(SIDCHECK_SRCS) src/record.h src/abi1.h src/tool/bidtab.h \
+		include/stackid.h | $(G)
+	$(CC) $(UCFLAGS) -Isrc/tool -o $@ $(SIDCHECK_SRCS)
 
 # The known chain: executable (sha1 build-id) + library (md5, 16 bytes).
 $(G)/libchain%.so: $(GP)/chain_lib.c | $(G)
@@ -74,6 +94,41 @@ $(G)/libdemo.so: $(GP)/demo_lib.c | $(G)
 	$(CC) $(FP) -fPIC -shared -o $@ $<
 $(G)/demo_app: $(GP)/demo_app.c $(G)/libdemo.so
 	$(CC) $(FP) -fPIE -pie -Wl,-rpath,/stackid -o $@ $< -L$(G) -ldemo
+# Hostile and special programs of the correctness tests.
+$(G)/sysloop: $(GP)/sysloop.c | $(G)
+	$(CC) $(FP) -o $@ $<
+$(G)/vhostkick: $(GP)/vhostkick.c | $(G)
+	$(CC) $(FP) -pthread -o $@ $<
+$(G)/libtrunc.so: $(GP)/trunc_lib.c | $(G)
+	$(CC) $(FP) -fPIC -shared -Wl,--build-id=sha1 -o $@ $<
+$(G)/truncwrite: $(GP)/truncwrite.c $(G)/libtrunc.so
+	$(CC) $(FP) -pthread -Wl,-rpath,/stackid -o $@ $< -L$(G) -ltrunc
+# A stack through MANY_LIBS shared libraries (the build-id cache's
+# hundreds of files): one library, copied with the first 4 bytes of its
+# build-id replaced by the copy's number, so each is a file of its own.
+MANY_LIBS := 300
+$(G)/manylibs: $(GP)/manylibs.c | $(G)
+	$(CC) $(FP) -DMANY_LIBS=$(MANY_LIBS) -rdynamic -o $@ $< -ldl
+$(G)/many/.built: $(GP)/many_lib.c | $(G)
+	rm -rf $(G)/many
+	mkdir -p $(G)/many
+	$(CC) $(FP) -fPIC -shared -DMANY_LIBS=$(MANY_LIBS) \
+		-Wl,--build-id=sha1 -o $(G)/many/template.so $<
+	off=$$((0x$$(readelf -SW $(G)/many/template.so | \
+		awk '/\.note\.gnu\.build-id/ { print $$5 }') + 16)); \
+	for n in $$(seq 0 $$(($(MANY_LIBS) - 1))); do \
+		f=$(G)/many/libmany$$n.so; cp $(G)/many/template.so $$f; \
+		printf "$$(printf '\\%03o\\%03o\\%03o\\%03o' \
+			$$((n & 255)) $$((n >> 8)) 90 90)" | \
+		dd of=$$f bs=1 seek=$$off conv=notrunc status=none || exit 1; \
+	done
+	rm $(G)/many/template.so
+	touch $@
+# The bench's workloads (test/guest/bench/bench.sh).
+$(G)/libbench.so: $(GP)/bench_lib.c | $(G)
+	$(CC) $(FP) -fPIC -shared -o $@ $<
+$(G)/bench_work: $(GP)/bench_work.c $(G)/libbench.so
+	$(CC) $(FP) -pthread -Wl,-rpath,/stackid -o $@ $< -L$(G) -lbench
 $(G)/deep: $(GP)/deep.c | $(G)
 	$(CC) $(FP) -o $@ $<
 $(G)/garbage: $(GP)/garbage.c | $(G)
@@ -106,6 +161,33 @@ $(G)/expect: $(GUEST_BINS) test/guest/expect.sh
 $(B):
 	mkdir -p $@
 
+# The UAPI header's promises; undefined behaviour is a failure here.
+STACKID_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/stackid
+KDOC := $(STACKID_CACHE)/kernel-doc
+$(B)/test_abi: test/unit/test_abi.c include/stackid.h | $(B)
+	$(CC) $(UCFLAGS) -Itest/unit -fsanitize=undefined \
+		-fno-sanitize-recover=all -o $@ $<
+
+# The per-CPU build-id cache, pure code, under hostile keys.
+$(B)/test_bidcache: test/unit/test_bidcache.c src/bidcache.c src/bidcache.h \
+		src/pure.h | $(B)
+	$(CC) $(UCFLAGS) -Itest/unit -o $@ test/unit/test_bidcache.c \
+		src/bidcache.c
+
+# The ring protocol under a producer and a consumer thread: as built, and
+# under ThreadSanitizer (whose report is the failure), also with the
+# publish made relaxed on purpose, which it must catch.
+RING_T := test/unit/test_ring.c src/ring.c src/ring.h src/pure.h
+$(B)/test_ring: $(RING_T) | $(B)
+	$(CC) $(UCFLAGS) -Itest/unit -pthread -o $@ test/unit/test_ring.c \
+		src/ring.c
+$(B)/test_ring_tsan: $(RING_T) | $(B)
+	$(CC) $(UCFLAGS) -Itest/unit -pthread -fsanitize=thread -O1 -g \
+		-o $@ test/unit/test_ring.c src/ring.c
+$(B)/test_ring_broken_tsan: $(RING_T) | $(B)
+	$(CC) $(UCFLAGS) -Itest/unit -pthread -fsanitize=thread -O1 -g \
+		-DRING_BROKEN -o $@ test/unit/test_ring.c src/ring.c
+
 # What a guest program needs at run time, from its ELF headers alone.
 $(B)/elfdeps: test/tools/elfdeps.c | $(B)
 	$(CC) $(UCFLAGS) -o $@ $< -lelf
@@ -116,9 +198,12 @@ $(B)/test_elfnote: test/unit/test_elfnote.c src/elfnote.c src/elfnote.h | $(B)
 # Each entry is one command whose TAP output is counted.
 UNIT_RUNS := "sh test/unit/elfnote-fixtures.sh $(B)/elfnote-fixtures | \
 	xargs $(B)/test_elfnote" test/checkpatch.sh \
-	"bash test/unit/test_elfdeps.sh" "bash test/unit/test_dkms_conf.sh"
+	"bash test/unit/test_elfdeps.sh" "bash test/unit/test_dkms_conf.sh" \
+	"$(B)/test_abi $(KDOC)/ioctl-number.rst" $(B)/test_bidcache \
+	"test/unit/test_ring.sh $(B)"
 
 include src/tool/tool.mk
+-include packaging/deb.mk
 
 unit: $(UNIT_BINS) guest
 	@test/run-unit.sh $(UNIT_RUNS)
