@@ -279,9 +279,8 @@ void stackid_resolve_frames(struct stackid_cpu *c, struct mm_struct *mm,
 					   void *ctx),
 			    void *ctx);
 int stackid_file_key(struct file *file, struct stackid_bid_key *k);
-int stackid_sample_find_file(struct stackid_ksample *ks,
-			     const struct stackid_bid_key *key,
-			     unsigned int *slot);
+int stackid_sample_add_file(struct stackid_ksample *ks, struct file *file,
+			    bool *added, int *reason);
 struct vm_area_struct;
 struct file *stackid_vma_file(struct vm_area_struct *vma, int *reason);
 void stackid_count_frames(struct stackid_cpu *c,

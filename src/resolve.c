@@ -83,41 +83,49 @@ int stackid_file_key(struct file *file, struct stackid_bid_key *k)
 }
 
 /**
- * stackid_sample_find_file - a file of @ks, by its key
+ * stackid_sample_add_file - find or add a file of @ks
  * @ks: the sample
- * @key: the file's key
- * @slot: set, when the file is not in @ks, to its free slot in
- *	ks->file_hash (STACKID_FILE_HASH: none, never with fewer files
- *	than slots)
+ * @file: the file
+ * @added: set true when @file was new to @ks: its entry has the key
+ *	filled in and nothing else
+ * @reason: set when -1 is returned
  *
  * Open addressing on the inode pointer: a stack through a hundred files
  * costs a hundred probes, not the five thousand compares of a scan per
- * frame. Returns the file's index in ks->files, or -1.
+ * frame. Returns the file's index in ks->files, or -1 with
+ * STACKID_IP_BUDGET when the sample already names as many files as it
+ * may.
  */
-int stackid_sample_find_file(struct stackid_ksample *ks,
-			     const struct stackid_bid_key *key,
-			     unsigned int *slot)
+int stackid_sample_add_file(struct stackid_ksample *ks, struct file *file,
+			    bool *added, int *reason)
 {
-	unsigned int s = hash_64(key->inode, ilog2(STACKID_FILE_HASH)), n;
+	struct stackid_bid_key key;
+	unsigned int s, n, i;
 
 	/* a free slot always; index + 1 fits a u8 */
 	BUILD_BUG_ON(STACKID_FILE_HASH <= STACKID_SAMPLE_FILES);
 	BUILD_BUG_ON(!is_power_of_2(STACKID_FILE_HASH));
 	BUILD_BUG_ON(STACKID_SAMPLE_FILES + 1 > U8_MAX);
+	stackid_file_key(file, &key);
+	*added = false;
+	s = hash_64(key.inode, ilog2(STACKID_FILE_HASH));
 	for (n = 0; n < STACKID_FILE_HASH; n++) {
-		unsigned int i = ks->file_hash[s];
-
-		if (!i) {
-			*slot = s;
-			return -1;
-		}
-		if (ks->files[i - 1].key.inode == key->inode &&
-		    !memcmp(&ks->files[i - 1].key, key, sizeof(*key)))
+		i = ks->file_hash[s];
+		if (!i)
+			break;
+		if (ks->files[i - 1].key.inode == key.inode &&
+		    !memcmp(&ks->files[i - 1].key, &key, sizeof(key)))
 			return i - 1;
 		s = (s + 1) & (STACKID_FILE_HASH - 1);
 	}
-	*slot = STACKID_FILE_HASH;
-	return -1;
+	if (n == STACKID_FILE_HASH || ks->nr_files == STACKID_SAMPLE_FILES) {
+		*reason = STACKID_IP_BUDGET;
+		return -1;
+	}
+	ks->file_hash[s] = ks->nr_files + 1;
+	ks->files[ks->nr_files].key = key;
+	*added = true;
+	return ks->nr_files++;
 }
 
 /*
@@ -129,26 +137,17 @@ static int stackid_sample_file(struct stackid_cpu *c,
 			       struct stackid_ksample *ks, struct file *file,
 			       int *reason)
 {
-	struct stackid_bid_key key;
 	struct stackid_bid_entry *e;
 	struct stackid_kfile *kf;
-	unsigned int slot;
+	bool added;
 	int i;
 
-	stackid_file_key(file, &key);
-	i = stackid_sample_find_file(ks, &key, &slot);
-	if (i >= 0)
+	i = stackid_sample_add_file(ks, file, &added, reason);
+	if (!added)
 		return i;
-	if (ks->nr_files == STACKID_SAMPLE_FILES ||
-	    slot == STACKID_FILE_HASH) {
-		*reason = STACKID_IP_BUDGET;
-		return -1;
-	}
-	ks->file_hash[slot] = ks->nr_files + 1;
-	kf = &ks->files[ks->nr_files];
-	kf->key = key;
+	kf = &ks->files[i];
 	kf->file = NULL;
-	e = stackid_bidcache_find(&c->cache, &key);
+	e = stackid_bidcache_find(&c->cache, &kf->key);
 	kf->entry = e;
 	if (!e) {
 		stackid_stat_inc(c, STACKID_STAT_BIDCACHE_MISS);
@@ -163,7 +162,7 @@ static int stackid_sample_file(struct stackid_cpu *c,
 		kf->state = KF_FAILED;
 		kf->reason = e->reason;
 	}
-	return ks->nr_files++;
+	return i;
 }
 
 /* Where a walk of the pending uretprobe return instances stands. */

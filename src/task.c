@@ -61,32 +61,23 @@ static int stackid_task_file(struct stackid_cpu *unused,
 			     struct stackid_ksample *ks, struct file *file,
 			     int *reason, void *ctx)
 {
-	struct stackid_bid_key key;
 	struct stackid_kfile *kf;
-	unsigned int slot;
+	bool added;
 	int i;
 
-	stackid_file_key(file, &key);
-	i = stackid_sample_find_file(ks, &key, &slot);
-	if (i >= 0) {
-		kf = &ks->files[i];
-		/* one the handler found but could not read */
-		if (kf->state == KF_MISS && !kf->file)
-			kf->file = get_file(file);
+	i = stackid_sample_add_file(ks, file, &added, reason);
+	if (i < 0)
 		return i;
+	kf = &ks->files[i];
+	if (added) {
+		kf->entry = NULL;
+		kf->state = KF_MISS;
+		kf->file = get_file(file);
+	} else if (kf->state == KF_MISS && !kf->file) {
+		/* one the handler found but could not read */
+		kf->file = get_file(file);
 	}
-	if (ks->nr_files == STACKID_SAMPLE_FILES ||
-	    slot == STACKID_FILE_HASH) {
-		*reason = STACKID_IP_BUDGET;
-		return -1;
-	}
-	ks->file_hash[slot] = ks->nr_files + 1;
-	kf = &ks->files[ks->nr_files];
-	kf->key = key;
-	kf->entry = NULL;
-	kf->state = KF_MISS;
-	kf->file = get_file(file);
-	return ks->nr_files++;
+	return i;
 }
 
 /* The cache of the CPU we run on knows @kf now? Fills it if so. */
