@@ -11,7 +11,9 @@
  *       first lets the build-id cache settle: it reads until a 500 ms
  *       interval's cache lookups miss at most 1% (or MS have passed;
  *       "settled_ms N" says when), prints the "mid" lines then, and
- *       reads -d MS more
+ *       reads -d MS more. SIGUSR1 ends the reading early, as if MS
+ *       had passed: a test stops a recording when what it waits for
+ *       has happened, whatever the machine's speed
  *   sidcheck stats              print counters; exit 1 unless
  *                               samples == delivered + dropped
  *                               (+ deferred samples still in flight
@@ -56,6 +58,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -217,8 +220,17 @@ static long settle_cache(int fd, FILE *out, char *buf, size_t bufsz,
 	return n;
 }
 
+static volatile sig_atomic_t record_stop;
+
+static void on_record_stop(int sig)
+{
+	(void)sig;
+	record_stop = 1;
+}
+
 static int cmd_record(int argc, char **argv)
 {
+	struct sigaction sa = { .sa_handler = on_record_stop };
 	unsigned int hz = 0, ms = 1000, mid = 0, settle = 0;
 	struct stackid_filter flt = { 0 };
 	size_t bufsz = 1 << 20;
@@ -230,6 +242,7 @@ static int cmd_record(int argc, char **argv)
 	char *buf;
 	int fd, c;
 
+	sigaction(SIGUSR1, &sa, NULL);
 	while ((c = getopt(argc, argv, "F:p:d:o:b:m:s:")) != -1) {
 		switch (c) {
 		case 'm': mid = strtoul(optarg, NULL, 0); break;
@@ -261,11 +274,12 @@ static int cmd_record(int argc, char **argv)
 	end = now_ms() + ms;
 	if (mid)
 		midat = now_ms() + mid;
-	while (now_ms() < end) {
+	while (now_ms() < end && !record_stop) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
 		long long left = (midat ? midat : end) - now_ms();
 
-		if (poll(&p, 1, left > 0 ? (int)left : 0) > 0)
+		/* at most 100 ms, so a stop between test and poll is seen */
+		if (poll(&p, 1, left > 100 ? 100 : left > 0 ? (int)left : 0) > 0)
 			n += drain(fd, out, buf, bufsz);
 		if (midat && now_ms() >= midat) {
 			/* the counters at MS: "mid NAME VALUE" lines */

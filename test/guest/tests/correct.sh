@@ -77,8 +77,13 @@ if uname -v | grep -q PREEMPT_RT; then
 		test "${deferred:-0}" -ge "${samples:-1}" -a "$deferred" = "$done" \
 		-a "${samples:-0}" -ge 100
 else
-	check "far note: $deferred of $samples samples went to task context (<= 8)" \
-		test "${deferred:-999}" -le 8 -a "${samples:-0}" -ge 100
+	# a read per CPU, plus the samples taken while a read is still
+	# going on (slow on a loaded debug kernel): a few, not a share that
+	# grows with the recording, as it would if the note went uncached
+	lim=$(( ${samples:-0} / 20 ))
+	[ "$lim" -ge 8 ] || lim=8
+	check "far note: $deferred of $samples samples went to task context (<= $lim)" \
+		test "${deferred:-999}" -le "$lim" -a "${samples:-0}" -ge 100
 fi
 
 # --- The depth limit marks a stack truncated only when a frame was cut.
@@ -124,7 +129,7 @@ export LD_LIBRARY_PATH=/tmp/lm
 spawn /stackid/chain64
 unset LD_LIBRARY_PATH
 lib=$(sed -n 's/^lib_spin \([0-9a-f]*\) .*/\1/p' /stackid/expect/chain64)
-$S record -o /tmp/lm.rec -F 199 -p "$pid" -d 4000 >/tmp/lm.out 2>&1 &
+$S record -o /tmp/lm.rec -F 199 -p "$pid" -d 60000 >/tmp/lm.out 2>&1 &
 rec=$!
 sleep 1.5
 old=$($S mtime /tmp/lm/libchain64.so)
@@ -132,6 +137,8 @@ new=$($S flipbid /tmp/lm/libchain64.so "$lib")
 $S mtime /tmp/lm/libchain64.so $old
 since=$($S now)
 check "mtime put back ($old)" test "$($S mtime /tmp/lm/libchain64.so)" = "$old"
+sleep 2	# then stop: the samples after the rewrite are what is checked
+kill -USR1 $rec
 wait $rec
 kill "$pid"
 echo "# rewritten build-id, old mtime: $lib -> $new"

@@ -45,6 +45,10 @@ cpu1_after() {
 	[ "$n" -gt 0 ] && return 0
 	echo "no cpu1 sample after uptime $2 in $1; samples per cpu:"
 	awk '/^[0-9]/ {print $2}' /tmp/dump.out | sort | uniq -c
+	awk -v t="$2" '/^[0-9]/ { n++; if ($1 / 1e9 > t) a++; l = $1 / 1e9 }
+		END { print n + 0, "samples,", a + 0, "after", t ", last at", l }' \
+		/tmp/dump.out
+	echo "uptime now $(cut -d' ' -f1 /proc/uptime)"
 	echo "spinner $pid: $(taskset -p "$pid" 2>&1)," \
 	     "last on cpu$(cut -d' ' -f39 "/proc/$pid/stat")"
 	grep '^stat' "${1%.rec}.out"
@@ -54,7 +58,9 @@ cpu1_after() {
 
 modprobe stackid
 check "spinner pinned to cpu1" on_cpu1
-$S record -F 499 -d 4000 -o /tmp/hp.rec >/tmp/hp.out 2>&1 &
+# recording until stopped (SIGUSR1) 1.5 s after the spinner is back on
+# cpu1, however long the hotplug took
+$S record -F 499 -d 60000 -o /tmp/hp.rec >/tmp/hp.out 2>&1 &
 rec=$!
 sleep 1
 check "cpu1 offline while sampling" sh -c 'echo 0 >/sys/devices/system/cpu/cpu1/online'
@@ -62,6 +68,8 @@ sleep 1
 check "cpu1 online again" sh -c 'echo 1 >/sys/devices/system/cpu/cpu1/online'
 check "spinner pinned to cpu1 again" on_cpu1
 t=$(cut -d' ' -f1 /proc/uptime)
+sleep 1.5
+kill -USR1 $rec
 wait $rec
 check "hotplug recording: samples == delivered + dropped" \
 	grep -q '^stat identity ok' /tmp/hp.out
