@@ -5,7 +5,11 @@
  *
  * Use from user space:
  *
- *	fd = open("/dev/stackid", O_RDONLY);        root and CAP_PERFMON
+ *	fd = open("/dev/stackid", O_RDONLY);        root and CAP_PERFMON;
+ *	                                            one reader at a time,
+ *	                                            which starts with empty
+ *	                                            rings (what the last
+ *	                                            reader left is dropped)
  *	ioctl(fd, STACKID_IOC_GET_VERSION, &ver);   check the major
  *	ioctl(fd, STACKID_IOC_SET_FREQ, &hz);
  *	ioctl(fd, STACKID_IOC_ENABLE);

@@ -26,6 +26,8 @@
 #include <linux/uaccess.h>
 #include <linux/capability.h>
 #include <linux/cpumask.h>
+#include <linux/cpu.h>
+#include <linux/smp.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
@@ -214,12 +216,58 @@ static ssize_t stackid_read_rings(char __user *buf, size_t len)
 
 /* --- file operations -------------------------------------------------- */
 
+/* Empty @c's ring: its producer's side, with the CPU held. */
+static void stackid_ring_discard(struct stackid_cpu *c)
+{
+	struct stackid_kring *kr = &c->ring;
+
+	/* as a consumer's release of what it read: the room is free */
+	smp_store_release(&kr->r.ctl->tail, kr->r.head);
+	WRITE_ONCE(kr->woken, false);
+}
+
+static void stackid_ring_discard_here(void *unused)
+{
+	unsigned long flags;
+	struct stackid_cpu *c = stackid_cpu_get(&flags);
+
+	stackid_ring_discard(c);
+	stackid_cpu_put(c, flags);
+}
+
+/*
+ * A new reader starts with empty rings. What they hold at open() is the
+ * last reader's: left unread, or written after it had gone (a sample
+ * finished in its task's context after the close). Its build-id and
+ * symbol indices belong to epochs that reader saw, so a new reader could
+ * not decode it. Sampling is off (release() disabled it), and the rings'
+ * only writers are then process-context ones holding their CPU with
+ * interrupts off; so each online CPU empties its own ring in an IPI, and
+ * a new session makes anything written afterwards begin with an epoch
+ * record. An offline CPU's ring has no writer.
+ */
+static void stackid_rings_discard(void)
+{
+	int cpu;
+
+	mutex_lock(&stackid_state.lock);
+	WRITE_ONCE(stackid_state.session, stackid_state.session + 1);
+	cpus_read_lock();
+	on_each_cpu(stackid_ring_discard_here, NULL, 1);
+	for_each_possible_cpu(cpu)
+		if (!cpu_online(cpu))
+			stackid_ring_discard(stackid_state.cpus[cpu]);
+	cpus_read_unlock();
+	mutex_unlock(&stackid_state.lock);
+}
+
 static int stackid_open(struct inode *inode, struct file *file)
 {
 	if (!perfmon_capable())
 		return -EPERM;
 	if (atomic_cmpxchg(&stackid_open_count, 0, 1))
 		return -EBUSY;
+	stackid_rings_discard();
 	return stream_open(inode, file);
 }
 

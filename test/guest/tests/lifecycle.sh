@@ -81,5 +81,16 @@ t=$(cut -d' ' -f1 /proc/uptime)
 $S record -F 499 -d 1000 -o /tmp/hp2.rec >/tmp/hp2.out 2>&1
 check "cpu1 sampled by a new session after re-online" \
 	cpu1_after /tmp/hp2.rec "$t"
+# A new reader starts with empty rings: nothing the last reader left
+# unread, or that was written after it closed, reaches it (indices of
+# epochs it never saw made such leftovers undecodable).
+$S enable-idle 500 >/dev/null
+t=$($S now)
+$S record -F 499 -d 500 -o /tmp/nr.rec >/tmp/nr.out 2>&1
+$S dump /tmp/nr.rec >/tmp/nr.dump
+old=$(awk -v t="$t" '/^[0-9]/ && $1 < t' /tmp/nr.dump | wc -l)
+all=$(grep -c '^[0-9]' /tmp/nr.dump)
+check "a new reader gets none of the last one's samples ($old of $all older than its open)" \
+	test "$old" = 0 -a "$all" -gt 0
 kill "$pid"
 rmmod stackid
