@@ -26,12 +26,29 @@ UCFLAGS := $(CFLAGS) $(WARN) -Iinclude -Isrc -DSTACKID_VERSION='"$(VERSION)"'
 B := build
 
 .PHONY: all module module-test user guest unit check bench demo clean \
-	module-clean
+	module-clean dkms-src
 
 all: module user
 
 module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+# What the stackid-dkms package installs in /usr/src/stackid-VERSION,
+# and the only files every DKMS, matrix and test build of the module is
+# given: one list, so that the package and the tests cannot drift apart
+# (test/unit/test_dkms_src.sh checks it against Kbuild and the #includes).
+# Every kernel-side source is in it by its directory; src/testhook.c is
+# for test builds only.
+DKMS_SRC := Makefile Kbuild dkms.conf include/stackid.h src/tool/tool.mk \
+	$(sort $(filter-out src/testhook.c,$(wildcard src/*.c src/*.h))) \
+	$(sort $(wildcard src/probes/*.c)) src/probes/run.sh
+# make dkms-src DESTDIR=DIR: those files, and nothing else, into DIR.
+dkms-src:
+	@test -n "$(DESTDIR)" || { echo "make dkms-src: set DESTDIR" >&2; exit 2; }
+	@for f in $(DKMS_SRC); do \
+		m=0644; case $$f in *.sh) m=0755 ;; esac; \
+		install -D -m $$m $$f "$(DESTDIR)/$$f" || exit 1; \
+	done
 
 # The test build (src/testhook.c: NMI hook, fault injection), never DKMS
 # and never shipped, in a copy of the tree at TESTMOD_DIR so that it
@@ -39,9 +56,8 @@ module:
 TESTMOD_DIR ?= $(B)/testmod
 module-test:
 	rm -rf $(TESTMOD_DIR)
-	mkdir -p $(TESTMOD_DIR)
-	cp -r Kbuild Makefile dkms.conf src include $(TESTMOD_DIR)/
-	rm -rf $(TESTMOD_DIR)/src/tool
+	$(MAKE) -s dkms-src DESTDIR=$(abspath $(TESTMOD_DIR))
+	install -m 0644 src/testhook.c $(TESTMOD_DIR)/src/
 	$(MAKE) -C $(KDIR) M=$(abspath $(TESTMOD_DIR)) STACKID_TEST=1 modules
 
 # kbuild's own clean where the kernel tree exists; the same by hand where
@@ -199,6 +215,7 @@ $(B)/test_elfnote: test/unit/test_elfnote.c src/elfnote.c src/elfnote.h | $(B)
 UNIT_RUNS := "sh test/unit/elfnote-fixtures.sh $(B)/elfnote-fixtures | \
 	xargs $(B)/test_elfnote" test/checkpatch.sh \
 	"bash test/unit/test_elfdeps.sh" "bash test/unit/test_dkms_conf.sh" \
+	"bash test/unit/test_dkms_src.sh" \
 	"$(B)/test_abi $(KDOC)/ioctl-number.rst" $(B)/test_bidcache \
 	"test/unit/test_ring.sh $(B)"
 

@@ -257,7 +257,8 @@ dkms_private() {
 }
 
 # dkms_install KVER KDIR: build and install stackid with DKMS for KVER,
-# against the kernel tree KDIR, from a copy of this tree, as a user's
+# against the kernel tree KDIR, from the files the stackid-dkms package
+# ships (make dkms-src), as a user's
 # `dkms add/build/install` would, into build/dkms/ (dkms_private), with
 # the DKMS and compiler of the kernel's release (kernel_env).
 dkms_install() {
@@ -270,10 +271,10 @@ dkms_install() {
 		export DKMS_RELEASE
 		DKMS_RELEASE=$(kernel_env "$kver" | cut -d' ' -f1)
 		rm -rf "$d/tree" "$d/src" "$d/install/$kver"
-		mkdir -p "$d/src/stackid-$ver" "$d/install/$kver"
-		cp -r "$top/dkms.conf" "$top/Kbuild" "$top/Makefile" \
-			"$top/src" "$top/include" "$d/src/stackid-$ver/"
-		make -s -C "$d/src/stackid-$ver" module-clean >/dev/null 2>&1
+		mkdir -p "$d/install/$kver"
+		# Exactly what the stackid-dkms package installs.
+		make -s -C "$top" dkms-src DESTDIR="$d/src/stackid-$ver" ||
+			exit 1
 		dkms_private "$d" "$kdir" -- add "stackid/$ver" &&
 		dkms_private "$d" "$kdir" -- build "stackid/$ver" -k "$kver" \
 			--kernelsourcedir "$kdir" --no-prepare-kernel \
