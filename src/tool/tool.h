@@ -4,7 +4,10 @@
  *
  *   main.c        dispatch, --help, --version
  *   cmd_record.c  `stackid record` options     -> recorder.c
- *   recorder.c    the device: ioctls, poll/read loop, statistics
+ *   recorder.c    record_run(): order of things, poll loop, signals
+ *   rec_device.c  the device: open, ioctls, rings, draining them
+ *   rec_file.c    the capture written: INFO, END, continuous mode's files
+ *   rec_stats.c   the status line and the statistics at the end
  *   cmd_report.c  `stackid report` options     -> report.c
  *   report.c      reading a capture, passes, error reporting
  *   decode.c      records -> normalized samples (the one decode point)

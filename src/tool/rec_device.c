@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * `stackid record`, the device side: open /dev/stackid, check the ABI,
+ * configure, map the per-CPU rings, and copy whole records out of the
+ * rings (read() where they cannot be mapped), in blocks of up to
+ * r->readlen bytes, on to rec_emit() (rec_file.c).
+ */
+#define _GNU_SOURCE	/* ppoll */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+
+#include "record.h"
+#include "ring.h"
+#include "tool.h"
+#include "rec.h"
+#include "util.h"
+
+static int sys_open(const char *path, int flags)
+{
+	return open(path, flags);
+}
+
+static int sys_ioctl(int fd, unsigned long req, void *arg)
+{
+	return ioctl(fd, req, arg);
+}
+
+const struct sysops real_sysops = {
+	.open = sys_open,
+	.ioctl = sys_ioctl,
+	.read = read,
+	.ppoll = ppoll,
+	.close = close,
+	.mmap = mmap,
+	.munmap = munmap,
+};
+
+int rec_sys_fail(struct rec *r, const char *what)
+{
+	fprintf(r->err, "stackid: %s: %s\n", what, strerror(errno));
+	return EXIT_SYSTEM;
+}
+
+int rec_xioctl(struct rec *r, unsigned long req, void *arg,
+		  const char *name)
+{
+	while (r->ops->ioctl(r->fd, req, arg) < 0) {
+		if (errno != EINTR)
+			return rec_sys_fail(r, name);
+	}
+	return 0;
+}
+
+int rec_dev_open(struct rec *r)
+{
+	const char *dev = r->o->device ? r->o->device : STACKID_DEVICE;
+
+	/*
+	 * Read-write: the mmap()ed rings are mapped writable, to hand the
+	 * consumed bytes back (the tail). A device opened read-only (a
+	 * reader given read access alone) is read with read().
+	 */
+	r->fd = r->ops->open(dev, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (r->fd < 0 && errno == EACCES)
+		r->fd = r->ops->open(dev, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (r->fd >= 0)
+		return 0;
+	switch (errno) {
+	case EPERM:
+	case EACCES:
+		fprintf(r->err, "stackid: %s: need root or CAP_PERFMON\n",
+			dev);
+		break;
+	case EBUSY:
+		fprintf(r->err, "stackid: %s: another reader has %s open\n",
+			dev, dev);
+		break;
+	case ENOENT:
+	case ENODEV:
+	case ENXIO:
+		fprintf(r->err, "stackid: %s: module not loaded: "
+			"modprobe stackid\n", dev);
+		break;
+	default:
+		fprintf(r->err, "stackid: %s: %s\n", dev, strerror(errno));
+	}
+	return EXIT_SYSTEM;
+}
+
+/* --cgroup: the module keeps a reference; the directory is closed. */
+static int set_cgroup(struct rec *r)
+{
+	const char *path = r->o->cgroup;
+	int cfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC), ret;
+
+	if (cfd < 0) {
+		fprintf(r->err, "stackid: --cgroup %s: %s\n", path,
+			strerror(errno));
+		return EXIT_SYSTEM;
+	}
+	while ((ret = r->ops->ioctl(r->fd, STACKID_IOC_SET_CGROUP, &cfd)) < 0 &&
+	       errno == EINTR)
+		;
+	if (ret < 0 && (errno == EBADF || errno == EINVAL))
+		fprintf(r->err, "stackid: --cgroup %s: not a cgroup v2 "
+			"directory (mount -t cgroup2 none /sys/fs/cgroup)\n",
+			path);
+	else if (ret < 0 && errno == ENOTTY)
+		fprintf(r->err, "stackid: --cgroup: the module has no cgroup "
+			"filter: install a matching module\n");
+	else if (ret < 0)
+		rec_sys_fail(r, "SET_CGROUP");
+	close(cfd);
+	return ret < 0 ? EXIT_SYSTEM : 0;
+}
+
+int rec_configure(struct rec *r)
+{
+	struct stackid_filter flt = { .tgid = r->o->tgid };
+	uint32_t ver = 0, hz = r->o->hz;
+	int ret;
+
+	ret = rec_xioctl(r, STACKID_IOC_GET_VERSION, &ver, "GET_VERSION");
+	if (ret)
+		return ret;
+	if (ver >> 16 != STACKID_ABI_MAJOR) {
+		fprintf(r->err, "stackid: the module speaks ABI %u.%u, this "
+			"stackid speaks %u.%u: install matching versions\n",
+			ver >> 16, ver & 0xffff, STACKID_ABI_MAJOR,
+			STACKID_ABI_MINOR);
+		return EXIT_SYSTEM;
+	}
+	r->abi = ver;
+	if (hz && r->ops->ioctl(r->fd, STACKID_IOC_SET_FREQ, &hz) < 0) {
+		if (errno == EINVAL)
+			fprintf(r->err, "stackid: %u Hz refused: the module "
+				"takes 1..kernel.perf_event_max_sample_rate\n",
+				hz);
+		else
+			rec_sys_fail(r, "SET_FREQ");
+		return EXIT_SYSTEM;
+	}
+	/* the frequency in force, for the INFO record: 0 if not known */
+	if (r->ops->ioctl(r->fd, STACKID_IOC_GET_FREQ, &r->hz) < 0)
+		r->hz = r->o->hz;
+	ret = rec_xioctl(r, STACKID_IOC_SET_FILTER, &flt, "SET_FILTER");
+	if (!ret && r->o->cgroup)
+		ret = set_cgroup(r);
+	return ret;
+}
+
+/*
+ * Map every ring the device has (a CPU that is not possible has none:
+ * ENXIO). False, with nothing mapped, when they cannot be mapped at all
+ * (an old module, the fake device): then read() it is.
+ */
+bool rec_map_rings(struct rec *r)
+{
+	struct stackid_ring_info ri;
+	unsigned int i;
+
+	if (!r->ops->mmap ||
+	    r->ops->ioctl(r->fd, STACKID_IOC_GET_RING_INFO, &ri) < 0 ||
+	    !ri.nr_rings || ri.data_size < 8192 ||
+	    ri.data_size & (ri.data_size - 1))
+		return false;
+	r->map_len = (size_t)ri.page_size + ri.data_size;
+	r->rings = xcalloc(ri.nr_rings, sizeof(*r->rings));
+	r->nrings = ri.nr_rings;
+	for (i = 0; i < ri.nr_rings; i++) {
+		void *m = r->ops->mmap(NULL, r->map_len,
+				       PROT_READ | PROT_WRITE, MAP_SHARED,
+				       r->fd, (off_t)i * r->map_len);
+
+		if (m == MAP_FAILED && errno == ENXIO)
+			continue;
+		if (m == MAP_FAILED) {
+			fprintf(r->err, "stackid: warning: mmap of ring %u: "
+				"%s; using read()\n", i, strerror(errno));
+			for (i = 0; i < r->nrings; i++)
+				if (r->rings[i].ctl)
+					r->ops->munmap(r->rings[i].ctl,
+						       r->map_len);
+			free(r->rings);
+			r->rings = NULL;
+			r->nrings = 0;
+			return false;
+		}
+		r->rings[i].ctl = m;
+		r->rings[i].data = (unsigned char *)m + ri.page_size;
+		r->rings[i].size = ri.data_size;
+	}
+	return true;
+}
+
+void rec_unmap_rings(struct rec *r)
+{
+	unsigned int i;
+
+	for (i = 0; i < r->nrings; i++)
+		if (r->rings[i].ctl)
+			r->ops->munmap(r->rings[i].ctl, r->map_len);
+	free(r->rings);
+	r->rings = NULL;
+	r->nrings = 0;
+}
+
+/*
+ * Copy what the rings hold into r->buf and on into the capture (or, for
+ * @discard, nowhere), a block of up to r->readlen bytes at a time; each
+ * ring's room is given back (tail) as soon as its records are copied.
+ */
+static int drain_rings(struct rec *r, bool discard)
+{
+	size_t have = 0;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < r->nrings; i++) {
+		struct stackid_ring *rg = &r->rings[i];
+		uint64_t head, tail;
+		long sz;
+
+		if (!rg->ctl)
+			continue;
+		head = smp_load_acquire(&rg->ctl->head);
+		tail = rg->ctl->tail;
+		while ((sz = stackid_ring_next(rg, head, tail)) > 0) {
+			if (have + sz > r->readlen) {
+				if (discard)
+					rec_count_stale(r, r->buf, have);
+				else if ((ret = rec_emit(r, r->buf, have)))
+					return ret;
+				have = 0;
+			}
+			stackid_ring_get(rg, tail, r->buf + have, sz);
+			have += sz;
+			tail += sz;
+		}
+		/* the copy is done before the module may reuse the room */
+		smp_store_release(&rg->ctl->tail, tail);
+		if (sz < 0) {
+			fprintf(r->err, "stackid: ring %u: corrupt data at "
+				"byte %" PRIu64 "\n", i, tail);
+			return EXIT_SYSTEM;
+		}
+	}
+	if (discard)
+		rec_count_stale(r, r->buf, have);
+	else if (have)
+		return rec_emit(r, r->buf, have);
+	return 0;
+}
+
+/*
+ * Read until the device has nothing more (EAGAIN): into the capture, or
+ * (@discard) nowhere, counting the records in r->stale.
+ */
+int rec_drain(struct rec *r, bool discard)
+{
+	if (r->nrings)
+		return drain_rings(r, discard);
+	ssize_t n;
+	int ret;
+
+	for (;;) {
+		n = r->ops->read(r->fd, r->buf, r->readlen);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return 0;
+		if (n < 0)
+			return rec_sys_fail(r, "read");
+		if (n == 0) {
+			fprintf(r->err, "stackid: read: unexpected end of "
+				"file\n");
+			return EXIT_SYSTEM;
+		}
+		if (discard) {
+			rec_count_stale(r, r->buf, n);
+			continue;
+		}
+		ret = rec_emit(r, r->buf, n);
+		if (ret)
+			return ret;
+	}
+}
