@@ -64,11 +64,14 @@ int rec_dev_open(struct rec *r)
 
 	/*
 	 * Read-write: the mmap()ed rings are mapped writable, to hand the
-	 * consumed bytes back (the tail). A device opened read-only (a
-	 * reader given read access alone) is read with read().
+	 * consumed bytes back (the tail). A device opened read-only is read
+	 * with read(): a reader given read access alone gets EACCES from
+	 * the file's mode, EPERM from a device cgroup (systemd's
+	 * DeviceAllow=... r); without CAP_PERFMON the second open fails
+	 * the same way and says so.
 	 */
 	r->fd = r->ops->open(dev, O_RDWR | O_NONBLOCK | O_CLOEXEC);
-	if (r->fd < 0 && errno == EACCES)
+	if (r->fd < 0 && (errno == EACCES || errno == EPERM))
 		r->fd = r->ops->open(dev, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (r->fd >= 0)
 		return 0;

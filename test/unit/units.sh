@@ -33,14 +33,15 @@ ${out:+: $out}"
 u=$top/debian/stackid.service
 grep -q '^ExecStartPre=+/sbin/modprobe stackid$' "$u" &&
 	grep -q '^CapabilityBoundingSet=CAP_PERFMON$' "$u" &&
-	grep -q '^DeviceAllow=/dev/stackid r$' "$u" &&
+	grep -q '^DeviceAllow=/dev/stackid rw$' "$u" &&
 	grep -q '^DevicePolicy=closed$' "$u" &&
 	grep -q '^PrivateNetwork=yes$' "$u" &&
 	grep -q '^ProtectSystem=strict$' "$u" &&
 	grep -q '^StateDirectory=stackid stackid/captures$' "$u" &&
 	grep -q -- '--dir /var/lib/stackid/captures' "$u"
 check $? "stackid.service: loads the module, then records into \
-/var/lib/stackid with CAP_PERFMON, /dev/stackid alone, no network"
+/var/lib/stackid with CAP_PERFMON, /dev/stackid alone (read-write: the \
+recorder maps its rings writable), no network"
 grep -q '^ExecCondition=.*STACKID_URL' "$top/debian/stackid.stackid-push.service"
 check $? "stackid-push.service: does not start without STACKID_URL"
 grep -q -- '--no-enable --no-start' "$top/debian/rules"
