@@ -5,11 +5,16 @@
  *
  * Use from user space:
  *
- *	fd = open("/dev/stackid", O_RDONLY);        root and CAP_PERFMON;
+ *	fd = open("/dev/stackid", O_RDWR);          root and CAP_PERFMON;
  *	                                            one reader at a time,
  *	                                            which starts with empty
  *	                                            rings (what the last
  *	                                            reader left is dropped)
+ *	                                            and control pages the
+ *	                                            module wrote afresh;
+ *	                                            O_RDONLY does for read(),
+ *	                                            not for a ring's mmap()
+ *	                                            (it writes tail: EACCES)
  *	ioctl(fd, STACKID_IOC_GET_VERSION, &ver);   check the major
  *	ioctl(fd, STACKID_IOC_SET_FREQ, &hz);
  *	ioctl(fd, STACKID_IOC_ENABLE);
@@ -278,6 +283,12 @@ struct stackid_build_id_path {
  * counts it. A tail that is not between head - data_size and head counts
  * as a full ring. read() consumes from the same tail, so use one of the
  * two ways at a time.
+ *
+ * Everything in a mapping is the reader's to break, and only for itself:
+ * the kernel keeps its own head and never reads the control page's back;
+ * read() meeting a tail or data that is not a record skips the ring's
+ * unread bytes (tail = head) and fails once with EIO; the next reader
+ * gets control pages written afresh, whatever the last one wrote.
  */
 struct stackid_ring_ctl {
 	__u64 head;		/* bytes ever written; the kernel's */

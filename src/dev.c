@@ -6,7 +6,8 @@
  * (-EPERM). One opener at a time: the device has one stream of records
  * and a second reader would steal half of them, so a second open() fails
  * with -EBUSY. Closing the device stops sampling and clears the tgid
- * filter; records not read yet stay in the rings for the next reader.
+ * filter; the next reader starts with empty rings and control pages the
+ * module wrote afresh (stackid_rings_reset()).
  *
  * read() returns whole records only, from every CPU's ring in turn; it
  * blocks until there is one unless O_NONBLOCK (-EAGAIN); a length of 0
@@ -15,6 +16,13 @@
  * bytes always can). Each ring can also be mmap()ed (ring.h). Readers
  * are woken when a ring reaches the watermark, or by a periodic timer
  * while any ring holds a record: never once per sample.
+ *
+ * A mapping is writable, so the control page and the data are input: the
+ * module reads only tail from the control page (its head is its own copy,
+ * ring.h), and a tail or data that a mapping made nonsense costs that
+ * reader the ring's unread bytes (read() skips them and fails once with
+ * -EIO), never a loop that cannot be interrupted, and never the next
+ * reader anything.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -28,6 +36,7 @@
 #include <linux/cpumask.h>
 #include <linux/cpu.h>
 #include <linux/smp.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
@@ -107,6 +116,7 @@ int stackid_ring_alloc(struct stackid_kring *kr, int cpu, u32 size)
 	kr->r.data = (u8 *)kr->area + PAGE_SIZE;
 	kr->r.size = size;
 	kr->r.head = 0;
+	kr->r.published = 0;
 	kr->epoch_due = true;
 	return 0;
 }
@@ -117,14 +127,18 @@ void stackid_ring_free(struct stackid_kring *kr)
 	kr->area = NULL;
 }
 
-/* Bytes unread in @kr, as its producer published them. */
-static u64 stackid_ring_unread(struct stackid_kring *kr)
+/*
+ * Whether read() has something to do for @kr: a record, or bytes that
+ * are not one (a tail or data written through a mapping), which read()
+ * skips with -EIO. So a reader that was told "readable" never finds
+ * nothing to do, and never loops without sleeping.
+ */
+static bool stackid_ring_unread(struct stackid_kring *kr)
 {
 	/* pairs with the producer's release: a record before its head */
-	u64 head = smp_load_acquire(&kr->r.ctl->head);
-	u64 used = head - READ_ONCE(kr->r.ctl->tail);
+	u64 head = smp_load_acquire(&kr->r.published);
 
-	return used > kr->r.size ? 0 : used;
+	return READ_ONCE(kr->r.ctl->tail) != head;
 }
 
 static bool stackid_readable(void)
@@ -163,8 +177,10 @@ void stackid_wake_timer_fn(struct timer_list *t)
  * Copy whole records from one ring to @buf while they fit, adding to
  * *done. Returns 0 when the ring is drained or @buf is full, -EINVAL when
  * nothing was copied yet and the next record is larger than @len, -EFAULT
- * on a bad user buffer. Data written through an mmap() that is not a
- * record reads as an empty ring: nothing out of bounds either way.
+ * on a bad user buffer. A tail or data written through an mmap() so that
+ * no record starts at tail: the ring's unread bytes are skipped (tail
+ * moves to head) and -EIO is returned, unless records were copied before
+ * (then the next read() says it). Nothing out of bounds either way.
  */
 static ssize_t stackid_read_ring(struct stackid_kring *kr, char __user *buf,
 				 size_t len, size_t *done)
@@ -173,13 +189,21 @@ static ssize_t stackid_read_ring(struct stackid_kring *kr, char __user *buf,
 
 	for (;;) {
 		/* pairs with the producer's release: bytes before head */
-		u64 head = smp_load_acquire(&r->ctl->head);
+		u64 head = smp_load_acquire(&r->published);
 		u64 tail = READ_ONCE(r->ctl->tail);
 		u32 off = tail & (r->size - 1), first;
 		long size = stackid_ring_next(r, head, tail);
 
-		if (size <= 0)
+		if (!size)
 			return 0;
+		if (size < 0) {
+			if (*done)
+				return 0;
+			/* the consumer's release, as after a read */
+			smp_store_release(&r->ctl->tail, head);
+			WRITE_ONCE(kr->woken, false);
+			return -EIO;
+		}
 		if (size > len - *done)
 			return *done ? 0 : -EINVAL;
 		first = min_t(u32, size, r->size - off);
@@ -216,47 +240,61 @@ static ssize_t stackid_read_rings(char __user *buf, size_t len)
 
 /* --- file operations -------------------------------------------------- */
 
-/* Empty @c's ring: its producer's side, with the CPU held. */
-static void stackid_ring_discard(struct stackid_cpu *c)
+/*
+ * Empty @c's ring and write its control page afresh, from the module's
+ * own values: whatever the last reader wrote into its mapping is gone.
+ * The producer's side, with the CPU held (or offline).
+ */
+static void stackid_ring_reset(struct stackid_cpu *c)
 {
 	struct stackid_kring *kr = &c->ring;
+	struct stackid_ring_ctl *ctl = kr->r.ctl;
 
+	memset(ctl, 0, PAGE_SIZE);
+	ctl->data_size = kr->r.size;
+	ctl->data_offset = PAGE_SIZE;
+	ctl->ring = c->cpu;
+	ctl->head = kr->r.head;
 	/* as a consumer's release of what it read: the room is free */
-	smp_store_release(&kr->r.ctl->tail, kr->r.head);
+	smp_store_release(&ctl->tail, kr->r.head);
+	smp_store_release(&kr->r.published, kr->r.head);
 	WRITE_ONCE(kr->woken, false);
 }
 
-static void stackid_ring_discard_here(void *unused)
+static void stackid_ring_reset_here(void *unused)
 {
 	unsigned long flags;
 	struct stackid_cpu *c = stackid_cpu_get(&flags);
 
-	stackid_ring_discard(c);
+	stackid_ring_reset(c);
 	stackid_cpu_put(c, flags);
 }
 
 /*
- * A new reader starts with empty rings. What they hold at open() is the
- * last reader's: left unread, or written after it had gone (a sample
- * finished in its task's context after the close). Its build-id and
- * symbol indices belong to epochs that reader saw, so a new reader could
- * not decode it. Sampling is off (release() disabled it), and the rings'
- * only writers are then process-context ones holding their CPU with
- * interrupts off; so each online CPU empties its own ring in an IPI, and
- * a new session makes anything written afterwards begin with an epoch
- * record. An offline CPU's ring has no writer.
+ * A new reader starts with empty rings and control pages of the module's
+ * own. What the rings hold at open() is the last reader's: left unread,
+ * or written after it had gone (a sample finished in its task's context
+ * after the close). Its build-id and symbol indices belong to epochs that
+ * reader saw, so a new reader could not decode it. And the last reader
+ * could write its mappings: any field of a control page, any data. No
+ * mapping of the last reader is left (each holds the file, and release()
+ * runs after the last is gone). Sampling is off (release() disabled it),
+ * and the rings' only writers are then process-context ones holding their
+ * CPU with interrupts off; so each online CPU resets its own ring in an
+ * IPI, and a new session makes anything written afterwards begin with an
+ * epoch record. An offline CPU's ring has no writer.
  */
-static void stackid_rings_discard(void)
+static void stackid_rings_reset(void)
 {
 	int cpu;
 
 	mutex_lock(&stackid_state.lock);
 	WRITE_ONCE(stackid_state.session, stackid_state.session + 1);
 	cpus_read_lock();
-	on_each_cpu(stackid_ring_discard_here, NULL, 1);
+	on_each_cpu(stackid_ring_reset_here, NULL, 1);
 	for_each_possible_cpu(cpu)
 		if (!cpu_online(cpu))
-			stackid_ring_discard(stackid_state.cpus[cpu]);
+			stackid_ring_reset(stackid_state.cpus[cpu]);
 	cpus_read_unlock();
 	mutex_unlock(&stackid_state.lock);
 }
@@ -267,7 +305,7 @@ static int stackid_open(struct inode *inode, struct file *file)
 		return -EPERM;
 	if (atomic_cmpxchg(&stackid_open_count, 0, 1))
 		return -EBUSY;
-	stackid_rings_discard();
+	stackid_rings_reset();
 	return stream_open(inode, file);
 }
 
@@ -298,6 +336,8 @@ static ssize_t stackid_read(struct file *file, char __user *buf, size_t len,
 			return ret;
 		if (file->f_flags & O_NONBLOCK)
 			return -EAGAIN;
+		if (signal_pending(current))
+			return -ERESTARTSYS;
 		if (wait_event_interruptible(stackid_state.wq,
 					     stackid_readable()))
 			return -ERESTARTSYS;

@@ -11,8 +11,10 @@
  *  - One producer at a time: the ring's own CPU, from its sampling handler
  *    (hardirq or NMI, never nested: a per-CPU busy flag drops nested
  *    samples) or from process context with interrupts off and that flag
- *    set. It keeps its own head (the copy in the shared control page is
- *    only published, never read back, since user space can write it).
+ *    set. It keeps its own head, and publishes it twice: in @published,
+ *    for the module's own consumer, and in the shared control page, for
+ *    a consumer that mapped it. The module never reads back the copy in
+ *    the control page: user space can write anything there.
  *  - The producer reserves room against tail (acquire: the consumer is
  *    done with those bytes), copies records in, and publishes head
  *    (release: the bytes are visible before the head that covers them).
@@ -36,12 +38,14 @@
  * @data: the data area, @size bytes
  * @size: a power of two
  * @head: the producer's own head (producers only)
+ * @published: @head as last published (the module's consumer reads this)
  */
 struct stackid_ring {
 	struct stackid_ring_ctl *ctl;
 	u8 *data;
 	u32 size;
 	u64 head;
+	u64 published;
 };
 
 /* Producer: bytes free for writing now (0 if tail is out of bounds). */
@@ -70,13 +74,15 @@ static inline void stackid_ring_put(struct stackid_ring *r, const void *p,
 static inline void stackid_ring_publish(struct stackid_ring *r)
 {
 	/* the bytes before the head that covers them */
+	smp_store_release(&r->published, r->head);
 	smp_store_release(&r->ctl->head, r->head);
 }
 
 /**
  * stackid_ring_next() - consumer: where the next record is, if any
  * @r: the ring (@r->head unused)
- * @head: the head read with smp_load_acquire(&ctl->head)
+ * @head: the head, read with smp_load_acquire() from @published (the
+ *	module) or from the control page (a consumer that mapped it)
  * @tail: the consumer's tail
  *
  * Return: the record's size (> 0) when a whole, sane record starts at
