@@ -178,8 +178,6 @@ static void stackid_task_resolve(struct stackid_ksample *ks,
 	for (i = 0; i < stackid_nr_user(ks); i++)
 		if (ks->frames[i].status == KS_PENDING)
 			ks->frames[i].file = 0;
-	for (i = 0; i < ks->nr_files; i++)
-		ks->files[i].entry = NULL;
 	if (mmap_read_lock_killable(mm))
 		return;
 	stackid_resolve_frames(NULL, mm, ks, stackid_task_file, NULL);
@@ -229,6 +227,16 @@ void stackid_task_fn(struct callback_head *work)
 	struct stackid_cpu *c;
 	unsigned int i;
 
+	/*
+	 * The handler's cache hits pointed into the cache of the CPU that
+	 * took the sample, as it was then. This may be another CPU, or the
+	 * entry may have been evicted or the session changed since: the
+	 * build-ids stay (the files' len and id), and their ring indices are
+	 * looked up again in the cache of the CPU that writes the sample
+	 * (emit.c), whether or not the sample is resolved here.
+	 */
+	for (i = 0; i < ks->nr_files; i++)
+		ks->files[i].entry = NULL;
 	if (mm && mm == d->mm && !(current->flags & PF_EXITING)) {
 		stackid_task_resolve(ks, mm);
 		if (ks->name_cgroup)
