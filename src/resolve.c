@@ -171,13 +171,33 @@ struct stackid_uprobe_cursor {
 	bool started;
 };
 
+/* Whether @vma is the uretprobe trampoline's "[uprobes]" mapping. */
+static bool stackid_uprobes_vma(struct vm_area_struct *vma)
+{
+#ifdef CONFIG_UPROBES
+	const char *name;
+
+	if (vma->vm_file || !vma->vm_ops || !vma->vm_ops->name)
+		return false;
+	name = vma->vm_ops->name(vma);
+	return name && !strcmp(name, "[uprobes]");
+#else
+	return false;
+#endif
+}
+
 /*
  * A return address replaced by the uretprobe trampoline (a frame in the
  * "[uprobes]" special mapping) stands for the next pending return
  * instance's original address, as the kernel's own callchain code fixes
  * it up (fixup_uretprobe_trampoline_entries()). True if @addr was fixed.
- * Only the task itself changes its list of return instances, and it is
- * not running user code while its sample is resolved.
+ *
+ * Task context only. Only the task itself changes its list of return
+ * instances, and up to 6.12 it frees an instance before it unlinks it
+ * (handle_trampoline(), cleanup_return_instances()): a handler that
+ * interrupted it there would follow freed memory. The task_work runs in
+ * the task, between system calls and exceptions, never inside them; so
+ * the handler leaves such frames to it (stackid_resolve_frames()).
  */
 static bool stackid_fix_uretprobe(struct vm_area_struct *vma,
 				  unsigned long *addr,
@@ -185,12 +205,8 @@ static bool stackid_fix_uretprobe(struct vm_area_struct *vma,
 {
 #ifdef CONFIG_UPROBES
 	struct return_instance *ri;
-	const char *name;
 
-	if (vma->vm_file || !vma->vm_ops || !vma->vm_ops->name)
-		return false;
-	name = vma->vm_ops->name(vma);
-	if (!name || strcmp(name, "[uprobes]"))
+	if (!stackid_uprobes_vma(vma))
 		return false;
 	if (!cur->started) {
 		cur->started = true;
@@ -210,13 +226,15 @@ static bool stackid_fix_uretprobe(struct vm_area_struct *vma,
 
 /**
  * stackid_resolve_frames - resolve pending frames against @mm
- * @c: this CPU's sampler state
+ * @c: this CPU's sampler state (handler), or NULL (the task's context)
  * @mm: the sampled mm, read-locked by the caller
  * @ks: the sample; its KS_PENDING frames are resolved
  * @file_fn: how a frame's file gets into @ks (handler: cache only)
  * @ctx: passed to @file_fn
  *
- * Frames in the same VMA as the one before them share its lookup.
+ * Frames in the same VMA as the one before them share its lookup. The
+ * handler leaves a uretprobe trampoline's frame pending, for the task's
+ * context (stackid_fix_uretprobe()).
  */
 void stackid_resolve_frames(struct stackid_cpu *c, struct mm_struct *mm,
 			    struct stackid_ksample *ks,
@@ -239,8 +257,12 @@ void stackid_resolve_frames(struct stackid_cpu *c, struct mm_struct *mm,
 			continue;
 		if (!vma || addr < vma->vm_start || addr >= vma->vm_end) {
 			vma = stackid_vma_lookup(mm, addr);
-			if (vma && stackid_fix_uretprobe(vma, &addr,
-							  &uprobe_cursor)) {
+			if (c && vma && stackid_uprobes_vma(vma)) {
+				vma = NULL;	/* each such frame: its own */
+				continue;	/* pending: the task's context */
+			}
+			if (!c && vma && stackid_fix_uretprobe(vma, &addr,
+							       &uprobe_cursor)) {
 				f->addr = addr;
 				vma = stackid_vma_lookup(mm, addr);
 			}
