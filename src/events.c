@@ -111,13 +111,15 @@ void stackid_unlock_fn(struct irq_work *work)
 }
 
 /*
- * A module going away: kernel symbol caches must not name its addresses
- * any more (kframes.c).
+ * A module coming (perhaps where text was freed), going live (its init
+ * text is freed next) or going away: kernel symbol caches must not name
+ * what was at its addresses any more (kframes.c).
  */
 static int stackid_module_event(struct notifier_block *nb,
 				unsigned long what, void *data)
 {
-	if (what == MODULE_STATE_GOING)
+	if (what == MODULE_STATE_GOING || what == MODULE_STATE_COMING ||
+	    what == MODULE_STATE_LIVE)
 		atomic_inc(&stackid_ksym_gen);
 	return NOTIFY_DONE;
 }

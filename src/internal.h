@@ -118,11 +118,14 @@ static inline unsigned int stackid_nr_user(const struct stackid_ksample *ks)
 /* The per-CPU kernel symbol cache (kframes.c), keyed by address. */
 struct stackid_ksym_entry {
 	unsigned long addr;
-	u32 gen;		/* module unloads seen when filled */
+	unsigned long stamp;	/* jiffies when last named */
+	u32 gen;		/* module events seen when filled */
 	u32 epoch;		/* ring epoch @index belongs to */
 	u32 off;		/* offset of addr into its function */
+	u32 hash;		/* of the name and module, if named */
 	u16 index;		/* in the ring's symbol table, if epoch matches */
 	bool named;		/* addr is in a symbol */
+	bool cached;		/* may be served without naming it again */
 };
 
 /* A kernel function's name, as a STACKID_REC_KSYM carries it. */

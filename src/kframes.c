@@ -15,9 +15,18 @@
  * Names come from sprint_symbol(), whose lookups take no lock (kallsyms
  * tables, modules by their RCU tree with preemption off, BPF programs by
  * their latched tree under RCU), so it runs in NMI too; a per-CPU cache
- * keyed by address makes that rare. A module going away bumps a
- * generation that empties the caches, so its addresses are not named
- * after it once another module takes them.
+ * keyed by address makes that rare.
+ *
+ * What lives at a kernel text address can change: modules come and go
+ * (and free their init text once live), BPF programs and trampolines are
+ * JITed into slots that are reused, ftrace and kprobes make trampolines.
+ * So: a module coming, going live or going bumps a generation that
+ * empties the caches; a name in BPF's, ftrace's or kprobes' text ("[bpf]",
+ * "[__builtin__*]") or an address in no symbol is never served from the
+ * cache, but named anew each time; and a cached name is checked again
+ * after at most a second (STACKID_KSYM_TTL), the window left for text
+ * that is freed and reused without a module event. An entry keeps its
+ * ring index while the name found again is the same (a hash of it).
  */
 #include <linux/kallsyms.h>
 #include <linux/hash.h>
@@ -92,6 +101,33 @@ static bool stackid_ksym_parse(char *buf, struct stackid_ksym_name *ks,
 	return true;
 }
 
+#define STACKID_KSYM_TTL	HZ
+
+/* A name (and module) as a number, to notice that it changed. */
+static u32 stackid_ksym_hash(const struct stackid_ksym_name *n)
+{
+	u32 h = 2166136261u;
+	unsigned int i;
+
+	for (i = 0; i < n->name_len; i++)
+		h = (h ^ (u8)n->name[i]) * 16777619u;
+	h = (h ^ '[') * 16777619u;
+	for (i = 0; i < n->module_len; i++)
+		h = (h ^ (u8)n->module[i]) * 16777619u;
+	return h;
+}
+
+/* Text that is made and freed at run time: never cached by address. */
+static bool stackid_ksym_dynamic(const struct stackid_ksym_name *n)
+{
+	static const char builtin[] = "__builtin__";
+
+	if (n->module_len == 3 && !memcmp(n->module, "bpf", 3))
+		return true;
+	return n->module_len >= sizeof(builtin) - 1 &&
+	       !memcmp(n->module, builtin, sizeof(builtin) - 1);
+}
+
 /* Where @addr lives in this CPU's cache. */
 struct stackid_ksym_entry *stackid_ksym_slot(struct stackid_cpu *c,
 					     unsigned long addr)
@@ -125,11 +161,14 @@ struct stackid_ksym_entry *stackid_ksym_lookup(struct stackid_cpu *c,
 					       bool *fresh)
 {
 	struct stackid_ksym_entry *e = stackid_ksym_slot(c, addr);
-	u32 gen = atomic_read(&stackid_ksym_gen);
+	u32 gen = atomic_read(&stackid_ksym_gen), hash, off;
+	unsigned long now = jiffies;
+	bool named;
 
 	*fresh = false;
-	if (e->addr == addr && e->gen == gen &&
-	    (!e->named || (e->epoch == epoch && e->index)))
+	if (e->addr == addr && e->gen == gen && e->cached &&
+	    time_before(now, e->stamp + STACKID_KSYM_TTL) &&
+	    e->epoch == epoch && e->index)
 		return e;
 	if (e->addr != addr || e->gen != gen) {
 		memset(e, 0, sizeof(*e));
@@ -137,7 +176,17 @@ struct stackid_ksym_entry *stackid_ksym_lookup(struct stackid_cpu *c,
 		e->gen = gen;
 	}
 	sprint_symbol(c->ksym_buf.sym, addr);
-	e->named = stackid_ksym_parse(c->ksym_buf.sym, name, &e->off);
-	*fresh = e->named;
+	named = stackid_ksym_parse(c->ksym_buf.sym, name, &off);
+	hash = named ? stackid_ksym_hash(name) : 0;
+	e->stamp = now;
+	e->cached = named && !stackid_ksym_dynamic(name);
+	if (named && e->named && e->hash == hash && e->off == off &&
+	    e->epoch == epoch && e->index)
+		return e;	/* the same name: its index stands */
+	e->named = named;
+	e->off = off;
+	e->hash = hash;
+	e->index = 0;
+	*fresh = named;
 	return e;
 }
