@@ -9,5 +9,8 @@
 
 /* Append @n bytes at @in, gzip-compressed, to @out. 0, or -1. */
 int pprof_gzip(const void *in, size_t n, struct strbuf *out);
+/* The same, fed to zlib @chunk bytes at a time (0: the most it takes). */
+int pprof_gzip_chunked(const void *in, size_t n, struct strbuf *out,
+		       size_t chunk);
 
 #endif /* STACKID_TOOL_PPROF_H */

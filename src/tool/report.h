@@ -33,8 +33,29 @@ struct report_info {
 	uint64_t samples;
 };
 
+/*
+ * `stackid push`'s pprof (pprof.c): sample labels only where asked (each
+ * distinct label set is a series of the server), every frame named as
+ * --format folded names it, the comm as the outermost frame, and one
+ * profile per STEP seconds of the capture's wall-clock time, each given
+ * to @part (from_s 0: the capture has no wall clock). @part returns 0,
+ * or an exit status that stops the report.
+ */
+enum {
+	PPROF_L_PID = 1, PPROF_L_TID = 2, PPROF_L_CPU = 4, PPROF_L_COMM = 8,
+	PPROF_L_CGROUP = 16,
+};
+struct pprof_push {
+	unsigned int labels;		/* PPROF_L_* */
+	uint64_t step_s;		/* >= 1 */
+	int (*part)(void *arg, uint64_t from_s, uint64_t until_s,
+		    uint32_t hz, const void *gz, size_t len);
+	void *arg;
+};
+
 struct report_opts {
 	enum report_format format;
+	const struct pprof_push *push;	/* pprof for `stackid push` */
 	struct report_info *info;	/* filled if set */
 	bool symbols;		/* symbolize (else BUILDID+0xOFFSET) */
 	bool offsets;		/* function+0xOFF */
