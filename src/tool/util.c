@@ -2,7 +2,12 @@
 /*
  * Small helpers of the stackid command (see util.h).
  */
+#define _GNU_SOURCE
 #include <stdarg.h>
+#include <stdbool.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/random.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -161,31 +166,125 @@ char *sb_detach(struct strbuf *sb)
 	return s;
 }
 
-static inline uint64_t mix(uint64_t a, uint64_t b)
-{
-	__uint128_t r = (__uint128_t)a * b;
+/* SipHash-1-3 (Aumasson and Bernstein), the process's random key. */
+static uint64_t hash_key[2];
+static bool hash_keyed;
 
-	return (uint64_t)r ^ (uint64_t)(r >> 64);
+static void hash_init(void)
+{
+	uint64_t k[2];
+	ssize_t n = getrandom(k, sizeof(k), GRND_NONBLOCK);
+
+	if (n != (ssize_t)sizeof(k)) {
+		/* no entropy yet (early boot): what differs per process */
+		struct timespec ts;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		k[0] = (uint64_t)ts.tv_nsec * 0x9e3779b97f4a7c15ULL ^
+		       (uint64_t)getpid() << 32 ^ (uintptr_t)&ts;
+		k[1] = (uint64_t)ts.tv_sec ^ (uintptr_t)hash_init;
+	}
+	hash_key[0] = k[0];
+	hash_key[1] = k[1];
+	hash_keyed = true;
 }
 
-/* A small multiply-mix hash; good enough for in-memory tables. */
+#define ROTL(x, b)	(((x) << (b)) | ((x) >> (64 - (b))))
+#define SIPROUND(v0, v1, v2, v3) do {					\
+	v0 += v1; v1 = ROTL(v1, 13); v1 ^= v0; v0 = ROTL(v0, 32);	\
+	v2 += v3; v3 = ROTL(v3, 16); v3 ^= v2;				\
+	v0 += v3; v3 = ROTL(v3, 21); v3 ^= v0;				\
+	v2 += v1; v1 = ROTL(v1, 17); v1 ^= v2; v2 = ROTL(v2, 32);	\
+} while (0)
+
 uint64_t hash_bytes(const void *p, size_t n, uint64_t seed)
 {
 	const unsigned char *b = p;
-	uint64_t h = seed ^ 0x9e3779b97f4a7c15ULL ^ n, w;
+	uint64_t k0, k1, v0, v1, v2, v3, m, last = (uint64_t)n << 56;
+	size_t left = n & 7;
 
-	while (n >= 8) {
-		memcpy(&w, b, 8);
-		h = mix(h ^ w, 0xbf58476d1ce4e5b9ULL);
-		b += 8;
-		n -= 8;
+	if (!hash_keyed)
+		hash_init();
+	k0 = hash_key[0] ^ seed;
+	k1 = hash_key[1];
+	v0 = k0 ^ 0x736f6d6570736575ULL;
+	v1 = k1 ^ 0x646f72616e646f6dULL;
+	v2 = k0 ^ 0x6c7967656e657261ULL;
+	v3 = k1 ^ 0x7465646279746573ULL;
+	for (; n >= 8; n -= 8, b += 8) {
+		memcpy(&m, b, 8);
+		v3 ^= m;
+		SIPROUND(v0, v1, v2, v3);
+		v0 ^= m;
 	}
-	if (n) {
-		w = 0;
-		memcpy(&w, b, n);
-		h = mix(h ^ w, 0x94d049bb133111ebULL);
+	m = 0;
+	if (left)
+		memcpy(&m, b, left);
+	m |= last;
+	v3 ^= m;
+	SIPROUND(v0, v1, v2, v3);
+	v0 ^= m;
+	v2 ^= 0xff;
+	SIPROUND(v0, v1, v2, v3);
+	SIPROUND(v0, v1, v2, v3);
+	SIPROUND(v0, v1, v2, v3);
+	return v0 ^ v1 ^ v2 ^ v3;
+}
+
+size_t name_char_len(const unsigned char *s, size_t n)
+{
+	unsigned int c = s[0], cp, need, i;
+
+	if (c < 0x80)
+		return c >= 0x20 && c != 0x7f ? 1 : 0;
+	if (c < 0xc2 || c > 0xf4)
+		return 0;	/* continuation, overlong lead, > U+10FFFF */
+	need = c < 0xe0 ? 1 : c < 0xf0 ? 2 : 3;
+	if (n <= need)
+		return 0;
+	cp = c & (0x3f >> need);
+	for (i = 1; i <= need; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
 	}
-	return mix(h, 0x2545f4914f6cdd1dULL);
+	if ((need == 2 && cp < 0x800) || (need == 3 && cp < 0x10000) ||
+	    cp > 0x10ffff)
+		return 0;	/* overlong, or beyond Unicode */
+	if (cp < 0xa0)
+		return 0;	/* C1 controls U+0080..U+009F */
+	if (cp >= 0xd800 && cp <= 0xdfff)
+		return 0;	/* surrogates */
+	if ((cp >= 0xfdd0 && cp <= 0xfdef) || (cp & 0xfffe) == 0xfffe)
+		return 0;	/* noncharacters: U+FFFE, U+FFFF, ... */
+	return need + 1;
+}
+
+bool name_sanitize(struct strbuf *sb, const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0, run = 0, k;
+	bool clean = true;
+
+	sb_grow(sb, n);
+	while (i < n) {
+		/* printable ASCII, the common case */
+		if (p[i] >= 0x20 && p[i] < 0x7f) {
+			i++;
+			continue;
+		}
+		k = name_char_len(p + i, n - i);
+		if (k) {
+			i += k;
+			continue;
+		}
+		sb_add(sb, s + run, i - run);
+		sb_addf(sb, "\\x%02x", p[i]);
+		clean = false;
+		run = ++i;
+	}
+	sb_add(sb, s + run, n - run);
+	return clean;
 }
 
 static void intern_rehash(struct intern *t)

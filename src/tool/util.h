@@ -46,7 +46,32 @@ void sb_free(struct strbuf *sb);
 /* Hand the string over to the caller (never NULL); sb is empty after. */
 char *sb_detach(struct strbuf *sb);
 
+/*
+ * SipHash-1-3 of @n bytes, keyed with a random key drawn once per process
+ * (getrandom()) and tweaked by @seed: a capture cannot choose keys that
+ * collide in the tables (intern, folded stacks, caches), whose probing
+ * stays short on any input.
+ */
 uint64_t hash_bytes(const void *p, size_t n, uint64_t seed);
+
+/*
+ * Names from a capture or from a file (comm, paths, cgroup paths, kernel
+ * symbol and module names, symbol and source names): @n bytes of @s
+ * appended to @sb as valid UTF-8 without control characters. Each byte
+ * that does not begin such a character (a stray or truncated sequence,
+ * an overlong form, a surrogate, a code point above U+10FFFF, a
+ * noncharacter such as U+FFFE, a C0 or C1 control or DEL, in UTF-8 or
+ * not) becomes the four characters \xNN (lower-case hex) and decoding
+ * goes on with the next byte. Returns true if @s was clean (appended as
+ * it is).
+ */
+bool name_sanitize(struct strbuf *sb, const char *s, size_t n);
+
+/*
+ * The length (1..4) of the clean character name_sanitize() keeps at @s
+ * (@n bytes left), or 0 if it would escape the byte @s[0].
+ */
+size_t name_char_len(const unsigned char *s, size_t n);
 
 /*
  * Interning table: each distinct byte string gets the next index, from
