@@ -3,8 +3,17 @@
  * The rings' build-id and kernel symbol tables, as a reader rebuilds them
  * from the STACKID_REC_BUILD_ID, STACKID_REC_KSYM and STACKID_REC_EPOCH
  * records (ABI 2): valid frames name their build-id, kernel frames their
- * function, by (ring, index). Two tables per ring, grown to the largest
- * index seen, both emptied by an epoch record.
+ * function, by (ring, index). Two tables per ring, both emptied by an
+ * epoch record.
+ *
+ * The capture chooses ring and index (16 bits each): the rings and each
+ * ring's tables are hash tables (open addressing, at most half full,
+ * keyed with a random multiplier per process), never arrays indexed by
+ * them. Memory is linear in the records taken in: a table slot (32
+ * bytes) at most four times per entry, a ring (64 bytes) per ring named
+ * by a table record, a kernel symbol's names; an epoch record costs
+ * time in proportion to the entries it forgets (each entry is forgotten
+ * once), and nothing for a ring without entries.
  */
 #ifndef STACKID_TOOL_BIDTAB_H
 #define STACKID_TOOL_BIDTAB_H
@@ -17,33 +26,40 @@
 struct strbuf;
 
 struct bidtab_entry {
-	uint8_t len;		/* 0: not defined */
+	uint16_t index;		/* 0: an empty slot */
+	uint8_t len;		/* 1..20 */
 	uint8_t id[STACKID_BUILD_ID_SIZE];
 	unsigned int user;	/* the caller's, set after bidtab_take() */
 };
 
 /* A kernel function: name and module ("" for the kernel itself). */
 struct bidtab_ksym {
-	char *name;		/* NULL: not defined; one allocation with */
+	char *name;		/* NULL: an empty slot; one allocation with */
 	const char *module;	/* ... the module's name after the NUL */
+	uint16_t index;
 	uint16_t name_len, module_len;
 	unsigned int user;	/* the caller's, set after bidtab_take_ksym() */
 };
 
 struct bidtab {
 	struct bidtab_ring {
-		struct bidtab_entry *e;	/* by index; [0] unused */
-		unsigned int cap;
-		struct bidtab_ksym *k;	/* by index; [0] unused */
-		unsigned int kcap;
-	} *rings;
-	unsigned int nrings;
+		uint16_t ring;
+		bool used;		/* false: an empty slot */
+		struct bidtab_entry *e;	/* open addressing by index */
+		unsigned int ne, ecap;	/* entries, slots (0 or 2^n) */
+		struct bidtab_ksym *k;	/* open addressing by index */
+		unsigned int nk, kcap;
+	} *rings;		/* open addressing by ring number */
+	unsigned int nrings;	/* rings a table record named */
+	unsigned int rcap;	/* slots (0 or 2^n) */
 };
 
 /*
  * Take in a checked STACKID_REC_BUILD_ID or STACKID_REC_EPOCH record;
  * other records are ignored. True if it was one of the two; *@defined
- * (if @defined) is the entry a build-id record defined, else NULL.
+ * (if @defined) is the entry a build-id record defined, else NULL. The
+ * entries and kernel symbols handed out stay valid until the next
+ * record is taken in.
  */
 bool bidtab_take_entry(struct bidtab *t, const struct stackid_record_hdr *h,
 		       struct bidtab_entry **defined);
