@@ -13,6 +13,39 @@
 #include "report.h"
 #include "symbolize.h"
 
+/* @n bytes of @s, clean (name_sanitize()), in a new allocation. */
+static char *clean_dup(const char *s, size_t n)
+{
+	struct strbuf sb = { 0 };
+
+	name_sanitize(&sb, s, n);
+	return sb_detach(&sb);
+}
+
+/* A comm of STACKID_COMM_LEN bytes, NUL-padded or not, clean. */
+static void take_comm(char *out, const char *comm)
+{
+	size_t n = strnlen(comm, STACKID_COMM_LEN), i;
+	struct strbuf sb = { 0 };
+
+	for (i = 0; i < n; i++)
+		if ((unsigned char)comm[i] < 0x20 ||
+		    (unsigned char)comm[i] >= 0x7f)
+			break;
+	if (i == n) {		/* printable ASCII, the common case */
+		memcpy(out, comm, n);
+		out[n] = 0;
+		return;
+	}
+	name_sanitize(&sb, comm, n);
+	memcpy(out, sb.buf, sb.len + 1);	/* sb.len <= 4 * n */
+	sb_free(&sb);
+}
+
+/*
+ * A path record: the symbolizer opens the path as the capture gives it
+ * (a file's name need not be UTF-8); the table keeps it clean.
+ */
 static void take_path(struct report *rp, const struct stackid_build_id_path *p)
 {
 	struct path_table *t = &rp->paths;
@@ -28,7 +61,7 @@ static void take_path(struct report *rp, const struct stackid_build_id_path *p)
 		t->cap = t->cap ? t->cap * 2 : 16;
 		t->path = xreallocarray(t->path, t->cap, sizeof(*t->path));
 	}
-	t->path[i] = xstrdup(p->path);
+	t->path[i] = clean_dup(p->path, p->path_len);
 }
 
 /* A cgroup's path: the first record for an id names it. */
@@ -45,7 +78,7 @@ static void take_cgroup(struct report *rp, const struct stackid_cgroup *cg)
 		t->path = xreallocarray(t->path, t->cap, sizeof(*t->path));
 	}
 	/* an empty path: the module could not name it (too long) */
-	t->path[i] = cg->path_len ? xstrdup(cg->path) : NULL;
+	t->path[i] = cg->path_len ? clean_dup(cg->path, cg->path_len) : NULL;
 }
 
 static void take_info(struct report *rp, const struct stackid_record_hdr *h)
@@ -79,6 +112,23 @@ static void take_end(struct report *rp, const struct stackid_record_hdr *h)
 		m->counters[i] += e->counters[i];
 }
 
+/*
+ * A kernel function's number: "name\0module", both clean, interned (the
+ * frames name it from there).
+ */
+static unsigned int take_ksym(struct report *rp, const struct bidtab_ksym *k)
+{
+	struct strbuf sb = { 0 };
+	unsigned int i;
+
+	name_sanitize(&sb, k->name, k->name_len);
+	sb_addc(&sb, 0);
+	name_sanitize(&sb, k->module, k->module_len);
+	i = intern_bytes(&rp->ksym_nums, sb.buf, sb.len);
+	sb_free(&sb);
+	return i;
+}
+
 /* Sample times: the capture's first and last. */
 static void take_time(struct capture_meta *m, uint64_t t)
 {
@@ -99,7 +149,7 @@ static void take_sample1(struct report *rp, const struct stackid1_sample *s,
 	out->tgid = s->tgid;
 	out->tid = s->tid;
 	out->time_ns = s->time_ns;
-	memcpy(out->comm, s->comm, sizeof(out->comm));
+	take_comm(out->comm, s->comm);
 	out->nr_frames = s->nr_frames;
 	out->nr_kernel = 0;
 	out->cgroup_id = 0;
@@ -136,7 +186,7 @@ static int take_sample(struct report *rp, const struct stackid_sample *s,
 	out->tgid = s->tgid;
 	out->tid = s->tid;
 	out->time_ns = s->time_ns;
-	memcpy(out->comm, s->comm, sizeof(out->comm));
+	take_comm(out->comm, s->comm);
 	out->nr_frames = s->nr_frames;
 	out->nr_kernel = s->nr_kernel;
 	out->cgroup_id = s->cgroup_id;
@@ -163,8 +213,8 @@ static int take_sample(struct report *rp, const struct stackid_sample *s,
 						    "of ring %u is defined by "
 						    "no record before it", off,
 						    f->bid, s->ring);
-			o->kname = k->name;
-			o->kmodule = k->module;
+			o->kname = intern_str(&rp->ksym_nums, k->user);
+			o->kmodule = o->kname + strlen(o->kname) + 1;
 			o->bid = k->user;
 		}
 		if (f->status != STACKID_FRAME_VALID)
@@ -233,10 +283,7 @@ int report_next_sample(struct report *rp, struct rsample *out)
 
 				bidtab_take_ksym(&rp->bids, h, &k);
 				if (k)
-					k->user = intern_bytes(&rp->ksym_nums,
-							       k->name,
-							       k->name_len + 1 +
-							       k->module_len);
+					k->user = take_ksym(rp, k);
 			}
 			break;
 		case STACKID_REC_CGROUP:

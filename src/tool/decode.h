@@ -41,16 +41,24 @@ struct rframe {
 	const char *kname, *kmodule;	/* kernel: until the next sample */
 };
 
+/* A comm as name_sanitize() makes it: 4 characters for a byte at most. */
+#define RSAMPLE_COMM_MAX	(4 * STACKID_COMM_LEN)
+
 /*
  * One sample, normalized; frames innermost first, the first nr_kernel of
  * them kernel frames. Frame reasons are of the capture's ABI: name them
  * with report_reason_name().
+ *
+ * Every name in it (comm, cgroup path, kernel function and module) is
+ * clean, as name_sanitize() makes it, and so are report_path_of()'s and
+ * the symbolizer's: valid UTF-8 without control characters, whatever the
+ * capture holds. The formats write them as they are.
  */
 struct rsample {
 	uint32_t flags;			/* STACKID_SF_* */
 	uint32_t cpu, tgid, tid;
 	uint64_t time_ns;		/* CLOCK_MONOTONIC */
-	char comm[STACKID_COMM_LEN];	/* NUL-padded */
+	char comm[RSAMPLE_COMM_MAX + 1];	/* NUL-terminated, clean */
 	uint64_t cgroup_id;		/* 0: none */
 	const char *cgroup_path;	/* NULL: not named (yet) */
 	unsigned int nr_frames, nr_kernel;
@@ -71,7 +79,7 @@ struct capture_meta {
 	uint64_t first_ns, last_ns;	/* sample times seen (samples > 0) */
 };
 
-/* Build-id -> the first path the capture gave for it. */
+/* Build-id -> the first path the capture gave for it, clean. */
 struct path_table {
 	struct intern ids;
 	char **path;			/* by index in ids */

@@ -79,37 +79,34 @@ static int by_name(const void *a, const void *b, void *arg)
 		      intern_str(&f->names, y->name));
 }
 
-/* A JSON string, safe inside CDATA and as UTF-8 XML. */
+/*
+ * A JSON string, safe inside CDATA and as UTF-8 XML, for any bytes: the
+ * names come clean (decode.h), and whatever would not be (a byte
+ * name_char_len() refuses) is escaped here all the same, as \u00NN.
+ * '<', '>' and '&' are escaped too, so "]]>" never ends the CDATA
+ * section; U+2028 and U+2029, line ends to older JavaScript, as well.
+ */
 static void json_str(struct strbuf *sb, const char *s, size_t n)
 {
-	size_t i, k, need;
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i, k;
 
 	sb_addc(sb, '"');
-	for (i = 0; i < n; i++) {
-		unsigned char c = s[i];
+	for (i = 0; i < n; i += k) {
+		unsigned char c = p[i];
 
+		k = name_char_len(p + i, n - i);
 		if (c == '"' || c == '\\') {
 			sb_addc(sb, '\\');
 			sb_addc(sb, c);
-		} else if (c < 0x20 || c == '<' || c == '>' || c == '&') {
+		} else if (!k || c == '<' || c == '>' || c == '&') {
 			sb_addf(sb, "\\u%04x", c);
-		} else if (c < 0x80) {
-			sb_addc(sb, c);
+			k = 1;
+		} else if (k == 3 && c == 0xe2 && p[i + 1] == 0x80 &&
+			   (p[i + 2] == 0xa8 || p[i + 2] == 0xa9)) {
+			sb_addf(sb, "\\u%04x", 0x2000 | (p[i + 2] - 0x80));
 		} else {
-			/* whole UTF-8 sequences only; '?' for a stray byte */
-			need = c >= 0xf0 && c < 0xf5 ? 3 : c >= 0xe0 ? 2 :
-			       c >= 0xc2 && c < 0xe0 ? 1 : 0;
-			if (c >= 0xf5)
-				need = 0;
-			for (k = 1; need && k <= need; k++)
-				if (i + k >= n || (s[i + k] & 0xc0) != 0x80)
-					need = 0;
-			if (!need) {
-				sb_addc(sb, '?');
-				continue;
-			}
-			sb_add(sb, s + i, need + 1);
-			i += need;
+			sb_add(sb, s + i, k);
 		}
 	}
 	sb_addc(sb, '"');
@@ -129,18 +126,29 @@ static void tree_json(struct flame *f, struct strbuf *sb, uint32_t i)
 	sb_adds(sb, "]]");
 }
 
-/* Text for XML character data. */
+/*
+ * Text for XML character data: '<', '&' and '>' (so no "]]>") as
+ * entities, characters name_char_len() refuses as '?'.
+ */
 static void xml_text(struct strbuf *sb, const char *s)
 {
-	for (; *s; s++) {
-		if (*s == '<')
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s), i, k;
+
+	for (i = 0; i < n; i += k) {
+		k = name_char_len(p + i, n - i);
+		if (p[i] == '<')
 			sb_adds(sb, "&lt;");
-		else if (*s == '&')
+		else if (p[i] == '&')
 			sb_adds(sb, "&amp;");
-		else if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x80)
+		else if (p[i] == '>')
+			sb_adds(sb, "&gt;");
+		else if (!k)
 			sb_addc(sb, '?');
 		else
-			sb_addc(sb, *s);
+			sb_add(sb, s + i, k);
+		if (!k)
+			k = 1;
 	}
 }
 
@@ -204,11 +212,18 @@ int flame_report(struct report *rp)
 	f.n = 1;
 	f.nodes[0].name = name_of(&f, "all", 3);
 	ret = folded_each(rp, add_line, &f);
+	/* children counted first: no array grown one by one */
+	for (i = 1; i < f.n; i++)
+		f.nodes[f.nodes[i].parent].nkids++;
+	for (i = 0; i < f.n; i++) {
+		if (f.nodes[i].nkids)
+			f.nodes[i].kids = xcalloc(f.nodes[i].nkids,
+						  sizeof(uint32_t));
+		f.nodes[i].nkids = 0;
+	}
 	for (i = 1; i < f.n; i++) {
 		struct node *p = &f.nodes[f.nodes[i].parent];
 
-		p->kids = xreallocarray(p->kids, p->nkids + 1,
-					sizeof(*p->kids));
 		p->kids[p->nkids++] = i;
 	}
 	for (i = 0; i < f.n; i++)

@@ -7,7 +7,10 @@
 #include "render.h"
 #include "symbolize.h"
 
-/* Append @s, with what would break a line of output as '?'. */
+/*
+ * Append @s, with what would break a line of output as '?': names are
+ * clean already (decode.h), this is for ';' in folded output.
+ */
 static void add_clean(const struct render *r, struct strbuf *sb,
 		      const char *s, size_t n)
 {
@@ -125,7 +128,7 @@ void render_str(const struct render *r, struct strbuf *sb, const char *s,
 void render_comm(const struct render *r, struct strbuf *sb,
 		 const char *comm)
 {
-	size_t n = strnlen(comm, STACKID_COMM_LEN);
+	size_t n = strlen(comm);
 
 	if (!n)
 		sb_adds(sb, "[unknown]");

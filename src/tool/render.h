@@ -14,7 +14,8 @@
  * With lines, the functions inlined at the address become frames of their
  * own (folded: after their caller; text: before it, each on its line,
  * marked [inlined]), and text adds (file:line) where DWARF knows it.
- * Control characters, and ';' in folded output, are shown as '?'.
+ * Names come clean (decode.h: valid UTF-8, no control characters, bad
+ * bytes as \xNN); ';' in folded output is shown as '?'.
  */
 #ifndef STACKID_TOOL_RENDER_H
 #define STACKID_TOOL_RENDER_H
@@ -43,7 +44,7 @@ void render_frame(const struct render *r, struct strbuf *sb,
 void render_str(const struct render *r, struct strbuf *sb, const char *s,
 		size_t n);
 
-/* A NUL-padded comm of STACKID_COMM_LEN bytes; "[unknown]" if empty. */
+/* A comm as struct rsample has it; "[unknown]" if empty. */
 void render_comm(const struct render *r, struct strbuf *sb,
 		 const char *comm);
 
