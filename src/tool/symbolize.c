@@ -13,6 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -56,7 +58,7 @@ struct bid {
 	unsigned int len;
 	char **paths;
 	unsigned int npaths;
-	const char *base;	/* basename of paths[0] */
+	char *base;		/* basename of paths[0], clean */
 	bool loaded;
 	Dwfl *dwfl;		/* NULL: no usable file */
 	Dwfl_Module *mod;
@@ -77,7 +79,8 @@ struct symbolizer {
 #endif
 	char *debuginfo_path;	/* for libdwfl: ":.debug:DEBUGDIR" */
 	Dwfl_Callbacks callbacks;
-	struct intern strs;	/* demangled names */
+	struct intern strs;	/* demangled and cleaned names */
+	struct intern seen;	/* build-id length, build-id, path: added */
 };
 
 struct symbolizer *symbolizer_new(const struct symbolizer_opts *o)
@@ -115,21 +118,49 @@ static struct bid *get_bid(struct symbolizer *s, const unsigned char *id,
 	return b;
 }
 
-static void add_path(struct bid *b, const char *path, size_t len)
+/*
+ * @s as name_sanitize() makes it: itself if clean, else a clean copy the
+ * symbolizer keeps.
+ */
+static const char *clean(struct symbolizer *s, const char *name)
 {
-	const char *slash;
+	struct strbuf sb = { 0 };
 	unsigned int i;
 
-	for (i = 0; i < b->npaths; i++)
-		if (!strncmp(b->paths[i], path, len) && !b->paths[i][len])
-			return;
+	if (!name || name_sanitize(&sb, name, strlen(name))) {
+		sb_free(&sb);
+		return name;
+	}
+	i = intern_bytes(&s->strs, sb.buf, sb.len);
+	sb_free(&sb);
+	return intern_str(&s->strs, i);
+}
+
+/* Each distinct (build-id, path) once: a hash set, not a list to scan. */
+static void add_path(struct bid *b, const char *path, size_t len)
+{
+	struct strbuf key = { 0 };
+	unsigned int n = b->s->seen.n;
+	const char *slash;
+
+	sb_addc(&key, (char)b->len);
+	sb_add(&key, b->id, b->len);
+	sb_add(&key, path, len);
+	intern_bytes(&b->s->seen, key.buf, key.len);
+	sb_free(&key);
+	if (b->s->seen.n == n)
+		return;
 	b->paths = xreallocarray(b->paths, b->npaths + 1, sizeof(char *));
 	b->paths[b->npaths] = xmalloc(len + 1);
 	memcpy(b->paths[b->npaths], path, len);
 	b->paths[b->npaths++][len] = 0;
 	if (!b->base) {
+		struct strbuf sb = { 0 };
+
 		slash = strrchr(b->paths[0], '/');
-		b->base = slash && slash[1] ? slash + 1 : b->paths[0];
+		slash = slash && slash[1] ? slash + 1 : b->paths[0];
+		name_sanitize(&sb, slash, strlen(slash));
+		b->base = sb_detach(&sb);
 	}
 }
 
@@ -150,27 +181,100 @@ void symbolizer_add_path(struct symbolizer *s, const unsigned char *id,
 }
 
 /*
- * Open @path if it is a regular ELF file with build-id @b, and take its
- * PT_LOAD headers (if @segs). Returns the fd, or -1.
+ * Might a capture's @path name a file we open? Only by an absolute path
+ * without a ".." component: a capture comes from the module, which gives
+ * the sampled process's absolute path, and may come from another machine.
  */
-static int open_match(struct bid *b, const char *path, bool segs)
+static bool path_ok(const char *path)
+{
+	const char *p;
+
+	if (path[0] != '/')
+		return false;
+	for (p = path; (p = strstr(p, "..")); p += 2)
+		if (p[-1] == '/' && (!p[2] || p[2] == '/'))
+			return false;
+	return true;
+}
+
+/* File systems whose "regular files" are the kernel's: never read. */
+static bool pseudo_fs(int fd)
+{
+	static const unsigned long magic[] = {
+		PROC_SUPER_MAGIC, SYSFS_MAGIC, DEBUGFS_MAGIC, TRACEFS_MAGIC,
+		SECURITYFS_MAGIC, CGROUP_SUPER_MAGIC, CGROUP2_SUPER_MAGIC,
+		BPF_FS_MAGIC, EFIVARFS_MAGIC, PSTOREFS_MAGIC,
+		0x62656570 /* configfs */,
+	};
+	struct statfs sf;
+	unsigned int i;
+
+	if (fstatfs(fd, &sf))
+		return true;
+	for (i = 0; i < ARRAY_SIZE(magic); i++)
+		if ((unsigned long)sf.f_type == magic[i])
+			return true;
+	return false;
+}
+
+/*
+ * Open @path for reading only if it is a regular file (symbolic links
+ * followed: libraries are reached through them) that could be an ELF
+ * file, on a real file system, looking before opening: O_PATH opens
+ * nothing (no device's open, no FIFO's wait, no terminal made ours), the
+ * checks are made on what it found, and then that very inode is opened
+ * through /proc/self/fd (O_NOCTTY, O_NONBLOCK as well). Returns the fd,
+ * or -1.
+ */
+int open_regular(const char *path, bool untrusted)
+{
+	struct stat st, st2;
+	char proc[32];
+	int pfd, fd;
+
+	if (untrusted && !path_ok(path))
+		return -1;
+	pfd = open(path, O_PATH | O_CLOEXEC);
+	if (pfd < 0)
+		return -1;
+	if (fstat(pfd, &st) || !S_ISREG(st.st_mode) || st.st_size < 52 ||
+	    pseudo_fs(pfd)) {
+		close(pfd);
+		return -1;
+	}
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pfd);
+	fd = open(proc, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT)	/* no /proc: by its path again */
+		fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	close(pfd);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st2) || !S_ISREG(st2.st_mode) ||
+	    st2.st_dev != st.st_dev || st2.st_ino != st.st_ino) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * Open @path if it is a regular ELF file (open_regular(); @untrusted: a
+ * path from the capture) with build-id @b, and take its PT_LOAD headers
+ * (if @segs). Returns the fd, or -1.
+ */
+static int open_match(struct bid *b, const char *path, bool untrusted,
+		      bool segs)
 {
 	const void *id;
 	size_t i, n;
-	struct stat st;
 	Elf *elf;
 	int fd;
 	ssize_t len;
 	bool ok = false;
 
-	/* O_NONBLOCK: a capture may name a FIFO; we only read regulars */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	fd = open_regular(path, untrusted);
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return -1;
-	}
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF)
 		goto out;
@@ -268,7 +372,7 @@ static int from_debuginfod(struct bid *b, bool exe, bool segs, char **name)
 	if (fd < 0)
 		return -1;
 	close(fd);
-	fd = open_match(b, path, segs);
+	fd = open_match(b, path, false, segs);
 	if (fd >= 0 && name)
 		*name = path;
 	else
@@ -298,7 +402,7 @@ static int find_debug(struct bid *b, bool segs, char **name)
 	sb_addc(&sb, '/');
 	sb_addhex(&sb, b->id + 1, b->len - 1);
 	sb_adds(&sb, ".debug");
-	fd = b->len > 1 ? open_match(b, sb.buf, segs) : -1;
+	fd = b->len > 1 ? open_match(b, sb.buf, false, segs) : -1;
 	if (fd >= 0) {
 		*name = sb_detach(&sb);
 		return fd;
@@ -320,10 +424,46 @@ static int find_elf_cb(Dwfl_Module *mod, void **userdata, const char *modname,
 }
 
 /*
+ * The file @debuglink (the name in @file's .gnu_debuglink) next to
+ * @file, in .debug/ beside it, and under DEBUGDIR: what libdwfl's
+ * standard search tries, but through open_match(), so that only a
+ * regular file with the build-id is opened. A name with a '/' is not
+ * followed.
+ */
+static int find_debuglink(struct bid *b, const char *file,
+			  const char *debuglink, char **name)
+{
+	const char *slash = strrchr(file, '/');
+	size_t dir = slash ? (size_t)(slash - file) : 0;
+	struct strbuf sb = { 0 };
+	unsigned int i;
+	int fd = -1;
+
+	if (!debuglink || !*debuglink || strchr(debuglink, '/') ||
+	    !strcmp(debuglink, ".") || !strcmp(debuglink, "..") || !slash)
+		return -1;
+	for (i = 0; i < 3 && fd < 0; i++) {
+		sb_reset(&sb);
+		if (i == 2)
+			sb_adds(&sb, b->s->o.debug_dir);
+		sb_add(&sb, file, dir);
+		sb_adds(&sb, i == 1 ? "/.debug/" : "/");
+		sb_adds(&sb, debuglink);
+		if (!strcmp(sb.buf, file))
+			continue;	/* the file itself */
+		fd = open_match(b, sb.buf, true, false);
+	}
+	if (fd >= 0)
+		*name = sb_detach(&sb);
+	sb_free(&sb);
+	return fd;
+}
+
+/*
  * libdwfl asks for it when the ELF file has no .symtab, or for DWARF:
- * its standard search, then our debuginfod client. libdwfl would ask
- * debuginfod itself, silently and again for every module, while
- * DEBUGINFOD_URLS is set: hidden from it during its search.
+ * the .gnu_debuglink file, then DEBUGDIR/.build-id, then our debuginfod
+ * client. Never libdwfl's own search: it opens whatever the names lead
+ * to, and would ask debuginfod silently.
  */
 static int find_debuginfo_cb(Dwfl_Module *mod, void **userdata,
 			     const char *modname, Dwarf_Addr base,
@@ -331,24 +471,18 @@ static int find_debuginfo_cb(Dwfl_Module *mod, void **userdata,
 			     GElf_Word crc, char **debuginfo_file_name)
 {
 	struct bid *b = *userdata;
-	char *urls = getenv("DEBUGINFOD_URLS");
 	int fd;
 
-	if (!b)
+	(void)mod;
+	(void)modname;
+	(void)base;
+	(void)crc;
+	if (!b || !file_name)
 		return -1;
-	if (urls)
-		urls = xstrdup(urls);
-	unsetenv("DEBUGINFOD_URLS");
-	fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base,
-					  file_name, debuglink, crc,
-					  debuginfo_file_name);
-	if (urls) {
-		setenv("DEBUGINFOD_URLS", urls, 1);
-		free(urls);
-	}
+	fd = find_debuglink(b, file_name, debuglink, debuginfo_file_name);
 	if (fd >= 0)
 		return fd;
-	return from_debuginfod(b, false, false, debuginfo_file_name);
+	return find_debug(b, false, debuginfo_file_name);
 }
 
 static void load(struct bid *b)
@@ -361,7 +495,7 @@ static void load(struct bid *b)
 
 	b->loaded = true;
 	for (i = 0; i < b->npaths && fd < 0; i++)
-		fd = open_match(b, b->paths[i], true);
+		fd = open_match(b, b->paths[i], true, true);
 	if (fd >= 0)
 		name = xstrdup(b->paths[i - 1]);
 	else
@@ -451,11 +585,14 @@ static const char *die_name(struct symbolizer *s, Dwarf_Die *die,
 	if (!n)
 		n = dwarf_formstring(dwarf_attr_integrate(
 					die, DW_AT_MIPS_linkage_name, &a));
-	if (n)
-		return demangle(s, n, sys);
+	if (n) {
+		n = demangle(s, n, sys);
+		*sys = clean(s, *sys);
+		return clean(s, n);
+	}
 	*sys = NULL;
 	n = dwarf_diename(die);
-	return n ? n : "??";
+	return n ? clean(s, n) : "??";
 }
 
 /*
@@ -494,7 +631,7 @@ static void lines(struct bid *b, uint64_t addr, struct hit *h)
 		h->inl = xreallocarray(h->inl, h->ninl + 1, sizeof(*h->inl));
 		in = &h->inl[h->ninl++];
 		in->func = die_name(b->s, d, &in->sysname);
-		in->src = src;
+		in->src = clean(b->s, src);
 		in->line = line;
 		line = dwarf_formudata(dwarf_attr(d, DW_AT_call_line, &a),
 				       &w) ? 0 : w;
@@ -503,7 +640,7 @@ static void lines(struct bid *b, uint64_t addr, struct hit *h)
 		      dwarf_filesrc(files, w, NULL, NULL) : NULL;
 	}
 	free(scopes);
-	h->src = src;
+	h->src = clean(b->s, src);
 	h->line = line > 0 ? line : 0;
 }
 
@@ -526,7 +663,8 @@ static void lookup(struct bid *b, uint64_t off, bool ret, struct hit *h)
 	name = dwfl_module_addrinfo(b->mod, addr, &symoff, &sym, NULL, NULL,
 				    NULL);
 	if (name && *name) {
-		h->func = demangle(b->s, name, &h->mangled);
+		h->func = clean(b->s, demangle(b->s, name, &h->mangled));
+		h->mangled = clean(b->s, h->mangled);
 		h->func_off = symoff + (vaddr - addr);
 	}
 	if (b->s->o.lines)
@@ -612,6 +750,7 @@ void symbolizer_free(struct symbolizer *s)
 		for (j = 0; j < b->npaths; j++)
 			free(b->paths[j]);
 		free(b->paths);
+		free(b->base);
 		if (b->dwfl)
 			dwfl_end(b->dwfl);
 		free(b->segs);
@@ -623,6 +762,7 @@ void symbolizer_free(struct symbolizer *s)
 	free(s->bids);
 	intern_free(&s->ids);
 	intern_free(&s->strs);
+	intern_free(&s->seen);
 	free(s->debuginfo_path);
 #ifdef HAVE_DEBUGINFOD
 	if (s->dc)

@@ -21,6 +21,13 @@
  *      headers map offsets (where strip emptied them, assuming the GNU
  *      ld layout: offset = address - base).
  *
+ * Every file is opened with open_regular(): the capture's paths only if
+ * absolute and without "..", and a file only if it is a regular file,
+ * checked before it is opened. The .gnu_debuglink search (a name without
+ * '/') is stackid's own, not libdwfl's standard one, for the same reason.
+ * The names it returns (functions, source files, the file's basename)
+ * are clean (name_sanitize()).
+ *
  * debuginfod is asked by stackid's own client, never libdwfl's, so that
  * a server that cannot be reached (anything but "not found") is reported
  * once on @err, and not asked again in this run.
@@ -69,7 +76,21 @@ struct sym {
 struct symbolizer *symbolizer_new(const struct symbolizer_opts *o);
 void symbolizer_free(struct symbolizer *s);
 
-/* A STACKID_REC_BUILD_ID_PATH record: @path held build-id @id. */
+/*
+ * Open @path read-only if it is a regular file that could hold an ELF
+ * file (at least 52 bytes, not on procfs, sysfs, debugfs and the like),
+ * checked before it is opened: nothing else is ever opened, not even for
+ * a moment (no device, FIFO, socket, terminal or /proc/PID/mem). With
+ * @untrusted (a path from a capture), only an absolute path without a
+ * ".." component is. Symbolic links are followed. Returns the fd
+ * (O_CLOEXEC), or -1.
+ */
+int open_regular(const char *path, bool untrusted);
+
+/*
+ * A STACKID_REC_BUILD_ID_PATH record: @path held build-id @id. Each
+ * distinct path is kept once (a hash set), tried in capture order.
+ */
 void symbolizer_add_path(struct symbolizer *s, const unsigned char *id,
 			 unsigned int len, const char *path);
 

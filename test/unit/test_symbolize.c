@@ -21,6 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <errno.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 
 #include "tool/tool.h"
@@ -568,6 +570,101 @@ static void test_debuglink(const struct fixture *lnk)
 	rmdir(empty);
 }
 
+/* Was anything opened (IN_OPEN) under inotify watch @in since the last call? */
+static int opened(int in)
+{
+	char buf[4096] __attribute__((aligned(8)));
+	int n = 0;
+	ssize_t r;
+
+	while ((r = read(in, buf, sizeof(buf))) > 0) {
+		ssize_t i = 0;
+
+		while (i < r) {
+			const struct inotify_event *e = (const void *)(buf + i);
+
+			if (e->mask & IN_OPEN)
+				n++;
+			i += sizeof(*e) + e->len;
+		}
+	}
+	return n;
+}
+
+/*
+ * Issue 19, item 1: path records naming a device (/dev/zero, /dev/ptmx),
+ * a FIFO, /proc/self/mem, a relative path and a path with "..", the last
+ * two reaching the real file: none is opened (inotify sees no open; an
+ * O_PATH look is no open) nor used. A symbolic link to the file is.
+ */
+static void test_hostile_paths(const struct fixture *so)
+{
+	char dir[] = "/tmp/stackid-hostile.XXXXXX", fifo[64], sub[64];
+	char dots[96], link[64], cwd[4096], *out = NULL, want[512];
+	struct cg_frame f[3];
+	struct capgen g = { 0 };
+	int in, r, n;
+
+	if (!so->ok || !mkdtemp(dir) || !getcwd(cwd, sizeof(cwd)))
+		return;
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	snprintf(sub, sizeof(sub), "%s/sub", dir);
+	snprintf(dots, sizeof(dots), "%s/sub/../lib.so", dir);
+	snprintf(link, sizeof(link), "%s/lib.so", dir);
+	in = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (!tap_ok(in >= 0 && !mkfifo(fifo, 0600) && !mkdir(sub, 0700) &&
+		    !symlink(so->path, link) && !chdir(dir) &&
+		    inotify_add_watch(in, "/dev/zero", IN_OPEN) >= 0 &&
+		    inotify_add_watch(in, "/dev/ptmx", IN_OPEN) >= 0 &&
+		    inotify_add_watch(in, fifo, IN_OPEN) >= 0,
+		    "hostile paths: FIFO, symbolic link, inotify watches"))
+		goto out;
+	opened(in);
+	cg_header(&g, STACKID_ABI_VERSION, 0);
+	cg_path(&g, so->id, so->idlen, "/dev/zero");
+	cg_path(&g, so->id, so->idlen, "/dev/ptmx");
+	cg_path(&g, so->id, so->idlen, fifo);
+	cg_path(&g, so->id, so->idlen, "/proc/self/mem");
+	cg_path(&g, so->id, so->idlen, "lib.so");	/* relative, in cwd */
+	cg_path(&g, so->id, so->idlen, "./lib.so");
+	cg_path(&g, so->id, so->idlen, dots);
+	chain(so, f);
+	cg_sample(&g, 1, 0, 1, 1, "hp", STACKID_SF_USER, 3, f);
+	r = run(&g, FORMAT_FOLDED, false, dir, &out);
+	n = opened(in);
+	snprintf(want, sizeof(want), "hp;[zero]+%#" PRIx64 ";[zero]+%#" PRIx64
+		 ";[zero]+%#" PRIx64 " 1\n", (uint64_t)f[2].addr,
+		 (uint64_t)f[1].addr, (uint64_t)f[0].addr);
+	diff(r, out, want);
+	tap_ok(n == 0, "a device, /dev/ptmx, a FIFO in path records: not "
+	       "opened (%d opens seen)", n);
+	tap_ok(r == 0 && !strcmp(out, want), "/proc/self/mem, a relative "
+	       "path, a path with \"..\": not used");
+	free(out);
+	cg_free(&g);
+
+	/* the symbolic link, by its absolute path: used */
+	cg_header(&g, STACKID_ABI_VERSION, 0);
+	cg_path(&g, so->id, so->idlen, "/dev/zero");
+	cg_path(&g, so->id, so->idlen, link);
+	cg_sample(&g, 1, 0, 1, 1, "hp", STACKID_SF_USER, 3, f);
+	r = run(&g, FORMAT_FOLDED, false, dir, &out);
+	diff(r, out, "hp;" NAMES " 1\n");
+	tap_ok(r == 0 && !strcmp(out, "hp;" NAMES " 1\n") && !opened(in),
+	       "a symbolic link to the library: followed and used");
+	free(out);
+	cg_free(&g);
+out:
+	if (in >= 0)
+		close(in);
+	if (chdir(cwd))
+		printf("# chdir back: %s\n", strerror(errno));
+	unlink(link);
+	unlink(fifo);
+	rmdir(sub);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	struct fixture so, so32, exe, hid, dbg, lnk;
@@ -592,5 +689,6 @@ int main(void)
 	test_debuglink(&lnk);
 	test_lines(&so);
 	test_cxx();
+	test_hostile_paths(&so);
 	return tap_done();
 }
