@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <fcntl.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -20,6 +21,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "capdir.h"
 #include "push.h"
@@ -32,25 +34,44 @@
 static const char usage[] =
 "usage: stackid push --url URL [--name NAME] [--label K=V]... [--spool DIR]\n"
 "                    [--spool-max BYTES] [--retries N] [--backoff SECONDS]\n"
-"                    [--timeout SECONDS] [--no-symbols] [--debug-dir DIR]\n"
+"                    [--timeout SECONDS] [--series-labels LIST] [--step S]\n"
+"                    [--credentials FILE] [--no-symbols] [--debug-dir DIR]\n"
 "                    FILE... | --dir DIR [--follow [--interval SECONDS]]\n"
 "\n"
 "Send captures, symbolized on this host, as pprof to a Grafana Pyroscope\n"
 "server: POST URL/ingest?name=NAME{K=V,...}&from=..&until=..&format=pprof\n"
+"for each STEP seconds of a capture that has samples. Every frame is\n"
+"named as `stackid report --format folded` names it, the process name\n"
+"(comm) is the outermost frame: the server's flame graph is the folded\n"
+"report's.\n"
 "\n"
 "  -u, --url URL          the server, e.g. http://pyroscope:4040\n"
-"  -N, --name NAME        application name (default stackid.cpu)\n"
-"  -l, --label K=V        a label of every profile (repeatable)\n"
+"  -N, --name NAME        application name (default stackid.cpu):\n"
+"                         A-Z a-z 0-9 _ . - only\n"
+"  -l, --label K=V        a label of every profile (repeatable): K of\n"
+"                         [A-Za-z_][A-Za-z0-9_]*, not __*, service_name,\n"
+"                         app_name or pyroscope_spy; V UTF-8, without\n"
+"                         control characters or , { } = \" \\\n"
+"  -L, --series-labels LIST\n"
+"                         sample labels, comma-separated, from cgroup,\n"
+"                         comm, pid, tid, cpu (default none): each value\n"
+"                         makes a series of its own, and the server takes\n"
+"                         5,000 series per tenant by default\n"
+"      --step SECONDS     one profile per STEP s of a capture (default 1)\n"
+"  -C, --credentials FILE basic auth: the first line of FILE is\n"
+"                         USER:PASSWORD (default: the environment's\n"
+"                         STACKID_PUSH_CREDENTIALS, if set)\n"
 "  -s, --spool DIR        keep what the server cannot take in DIR, and\n"
-"                         send it first when it is back (default with\n"
-"                         --dir: DIR/.spool; without: none)\n"
+"                         send it when it is back (default with --dir:\n"
+"                         DIR/.spool; without: none)\n"
 "  -S, --spool-max BYTES  bound of the spool (K, M, G; default 256M): the\n"
 "                         oldest profiles are dropped, and counted\n"
 "  -r, --retries N        tries after the first failed one (default 3)\n"
 "  -b, --backoff SECONDS  first wait before a retry, doubled each time up\n"
 "                         to 30 s (default 1)\n"
 "  -t, --timeout SECONDS  per request (default 30)\n"
-"  -n, --no-symbols       leave symbolization to the server (build-ids)\n"
+"  -n, --no-symbols       name frames BUILDID+0xOFFSET (the mappings keep\n"
+"                         build-ids and file offsets)\n"
 "      --debug-dir DIR    separate debug files under DIR/.build-id\n"
 "  -D, --dir DIR          push the closed captures of `stackid record\n"
 "                         --rotate` in DIR not pushed yet\n"
@@ -58,12 +79,16 @@ static const char usage[] =
 "  -i, --interval SECONDS with --follow: how often to look (default 5)\n"
 "  -h, --help             this help\n"
 "\n"
-"5xx and 429 answers, refused connections and timeouts are retried, then\n"
-"spooled; other answers (4xx) are counted as rejected and dropped.\n"
-"Counts go to stderr at the end.\n"
+"Refused connections, timeouts, 429 and 5xx answers are retried, then\n"
+"spooled; other answers (4xx) are counted as rejected and dropped. Each\n"
+"spooled profile is sent on its own: one the server cannot take yet\n"
+"stays, and the next is tried. SIGINT and SIGTERM end waits and\n"
+"transfers within a second; what was not sent is spooled. Counts go to\n"
+"stderr at the end.\n"
 "\n"
 "Exit status: 0 every profile sent or spooled, 1 usage, 2 a profile\n"
-"rejected or lost, or a system error, 3 a bad capture.\n";
+"rejected or dropped, or a system error, 3 a bad capture (with\n"
+"--follow too: the worst seen).\n";
 
 static volatile sig_atomic_t stop;
 
@@ -108,11 +133,68 @@ static uint64_t bytes_arg(const char *s)
 	return (uint64_t)v << shift;
 }
 
-static bool good_label(const char *s)
+/* "cgroup,pid,...": PPROF_L_* bits, or -1. */
+static int series_arg(const char *s)
 {
-	const char *eq = strchr(s, '=');
+	static const struct { const char *name; int bit; } names[] = {
+		{ "pid", PPROF_L_PID }, { "tid", PPROF_L_TID },
+		{ "cpu", PPROF_L_CPU }, { "comm", PPROF_L_COMM },
+		{ "cgroup", PPROF_L_CGROUP }, { "none", 0 },
+	};
+	int bits = 0;
+	size_t n, i;
 
-	return eq && eq > s && eq[1] && !strpbrk(s, ",{}\"");
+	while (*s) {
+		n = strcspn(s, ",");
+		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			if (strlen(names[i].name) == n &&
+			    !strncmp(s, names[i].name, n))
+				break;
+		if (i == sizeof(names) / sizeof(names[0]))
+			return -1;
+		bits |= names[i].bit;
+		s += n + (s[n] == ',');
+	}
+	return bits;
+}
+
+/* USER:PASSWORD from the first line of @path, a file others cannot read. */
+static char *read_credentials(const char *path)
+{
+	char line[1024];
+	struct stat st;
+	FILE *f;
+	int fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		fprintf(stderr, "stackid push: credentials %s: %s\n", path,
+			fd < 0 || errno ? strerror(errno) :
+			"not a regular file");
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	if (st.st_mode & 004) {
+		fprintf(stderr, "stackid push: credentials %s: readable by "
+			"everyone (mode %04o); chmod o-r it\n", path,
+			(unsigned int)(st.st_mode & 07777));
+		close(fd);
+		return NULL;
+	}
+	f = fdopen(fd, "r");
+	if (!f || !fgets(line, sizeof(line), f))
+		line[0] = 0;
+	if (f)
+		fclose(f);
+	else
+		close(fd);
+	line[strcspn(line, "\r\n")] = 0;
+	if (!strchr(line, ':')) {
+		fprintf(stderr, "stackid push: credentials %s: the first line "
+			"is not USER:PASSWORD\n", path);
+		return NULL;
+	}
+	return xstrdup(line);
 }
 
 static int by_name(const void *a, const void *b)
@@ -123,12 +205,20 @@ static int by_name(const void *a, const void *b)
 static char *read_state(const char *dir)
 {
 	char path[4096], line[512];
-	FILE *f;
+	struct stat st;
+	FILE *f = NULL;
+	int fd;
 
 	snprintf(path, sizeof(path), "%s/" STATE_FILE, dir);
-	f = fopen(path, "r");
-	if (!f)
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY |
+		  O_CLOEXEC);
+	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+		f = fdopen(fd, "r");
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
 		return xstrdup("");
+	}
 	if (!fgets(line, sizeof(line), f))
 		line[0] = 0;
 	fclose(f);
@@ -136,18 +226,54 @@ static char *read_state(const char *dir)
 	return xstrdup(line);
 }
 
+/* The state, through a new file of ours (never one planted there). */
 static int write_state(const char *dir, const char *name)
 {
 	char path[4096], tmp[4200];
-	FILE *f;
+	FILE *f = NULL;
+	int fd, tries;
 
 	snprintf(path, sizeof(path), "%s/" STATE_FILE, dir);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "w");
+	for (tries = 0; tries < 2; tries++) {
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+			  O_CLOEXEC, 0640);
+		if (fd >= 0 || errno != EEXIST)
+			break;
+		unlink(tmp);	/* left by a run that died, or planted */
+	}
+	if (fd >= 0 && !(f = fdopen(fd, "w")))
+		close(fd);
 	if (!f || fprintf(f, "%s\n", name) < 0 || fclose(f) ||
 	    rename(tmp, path) < 0) {
+		int err = errno;
+
+		if (fd >= 0)
+			unlink(tmp);
 		fprintf(stderr, "stackid: push: %s: %s\n", path,
-			strerror(errno));
+			strerror(err));
+		return EXIT_SYSTEM;
+	}
+	return 0;
+}
+
+/* A capture directory: ours or root's, and nobody else may write it. */
+static int check_dir(const char *dir)
+{
+	struct stat st;
+
+	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "stackid: push: %s: %s\n", dir,
+			errno && !S_ISDIR(st.st_mode) ? strerror(errno) :
+			"not a directory");
+		return EXIT_SYSTEM;
+	}
+	if ((st.st_uid != geteuid() && st.st_uid != 0) ||
+	    (st.st_mode & 022)) {
+		fprintf(stderr, "stackid: push: %s: owned by uid %u, mode "
+			"%04o: it must be ours or root's, and writable by its "
+			"owner alone\n", dir, (unsigned int)st.st_uid,
+			(unsigned int)(st.st_mode & 07777));
 		return EXIT_SYSTEM;
 	}
 	return 0;
@@ -205,6 +331,14 @@ static void sleep_interruptible(uint64_t ms)
 		nanosleep(&ts, NULL);
 }
 
+/* The worse of two exit statuses: a bad capture, then a system error. */
+static int worse(int a, int b)
+{
+	if (a == EXIT_DATA || b == EXIT_DATA)
+		return EXIT_DATA;
+	return a ? a : b;
+}
+
 int cmd_push(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -217,6 +351,9 @@ int cmd_push(int argc, char **argv)
 		{ "backoff", required_argument, NULL, 'b' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "no-symbols", no_argument, NULL, 'n' },
+		{ "series-labels", required_argument, NULL, 'L' },
+		{ "step", required_argument, NULL, 'T' },
+		{ "credentials", required_argument, NULL, 'C' },
 		{ "debug-dir", required_argument, NULL, 'G' },
 		{ "dir", required_argument, NULL, 'D' },
 		{ "follow", no_argument, NULL, 'f' },
@@ -230,8 +367,13 @@ int cmd_push(int argc, char **argv)
 		.backoff_ms = 1000,
 		.timeout_ms = 30000,
 		.spool_max = 256 << 20,
+		.step_s = 1,
+		.stop = &stop,
 		.ro = { .symbols = true, .debuginfod = true },
 	};
+	const char *why, *creds = NULL, *env_creds;
+	char *userpwd = NULL;
+	int series;
 	struct sigaction sa = { .sa_handler = on_signal };
 	const struct push_stats *st;
 	const char *dir = NULL;
@@ -241,23 +383,42 @@ int cmd_push(int argc, char **argv)
 	bool follow = false;
 	char *end;
 	long v;
-	int ch, ret = 0, r, i;
+	int ch, ret = 0, i;
 
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "u:N:l:s:S:r:b:t:nD:fi:h", opts,
+	while ((ch = getopt_long(argc, argv, "u:N:l:L:C:s:S:r:b:t:nD:fi:h", opts,
 				 NULL)) != -1) {
 		switch (ch) {
 		case 'u':
 			o.url = optarg;
 			break;
 		case 'N':
-			if (!*optarg || strpbrk(optarg, "{}"))
-				return bad("name", optarg);
+			why = push_check_name(optarg);
+			if (why) {
+				fprintf(stderr, "stackid push: bad name '%s': "
+					"%s\n", optarg, why);
+				return EXIT_USAGE;
+			}
 			o.name = optarg;
 			break;
+		case 'L':
+			series = series_arg(optarg);
+			if (series < 0)
+				return bad("series labels (cgroup, comm, pid, "
+					   "tid, cpu)", optarg);
+			o.series_labels = series;
+			break;
+		case 'T':
+			v = strtol(optarg, &end, 10);
+			if (*optarg < '1' || *optarg > '9' || *end ||
+			    v > 86400)
+				return bad("step (1 to 86400 s)", optarg);
+			o.step_s = v;
+			break;
+		case 'C':
+			creds = optarg;
+			break;
 		case 'l':
-			if (!good_label(optarg))
-				return bad("label (K=V)", optarg);
 			o.labels = xreallocarray(o.labels, o.nlabels + 1,
 						 sizeof(char *));
 			o.labels[o.nlabels++] = optarg;
@@ -316,6 +477,40 @@ int cmd_push(int argc, char **argv)
 			usage);
 		return EXIT_USAGE;
 	}
+	/* labels against the series labels chosen, wherever they came */
+	for (i = 0; i < (int)o.nlabels; i++) {
+		why = push_check_label(o.labels[i], o.series_labels);
+		if (why) {
+			fprintf(stderr, "stackid push: bad label '%s': %s\n",
+				o.labels[i], why);
+			free(o.labels);
+			return EXIT_USAGE;
+		}
+	}
+	env_creds = getenv("STACKID_PUSH_CREDENTIALS");
+	if (env_creds && !*env_creds)
+		env_creds = NULL;
+	if (creds) {
+		userpwd = read_credentials(creds);
+	} else if (env_creds) {
+		userpwd = xstrdup(env_creds);
+		if (!strchr(userpwd, ':')) {
+			fprintf(stderr, "stackid push: STACKID_PUSH_CREDENTIALS"
+				" is not USER:PASSWORD\n");
+			free(userpwd);
+			userpwd = NULL;
+		}
+	}
+	if ((creds || env_creds) && !userpwd) {
+		free(o.labels);
+		return EXIT_USAGE;
+	}
+	o.userpwd = userpwd;
+	if (dir && check_dir(dir)) {
+		free(userpwd);
+		free(o.labels);
+		return EXIT_SYSTEM;
+	}
 	if (dir && !o.spool) {
 		spool = xmalloc(strlen(dir) + sizeof("/" SPOOL_DIR));
 		sprintf(spool, "%s/" SPOOL_DIR, dir);
@@ -323,6 +518,7 @@ int cmd_push(int argc, char **argv)
 	}
 	p = pusher_new(&o, stderr);
 	if (!p) {
+		free(userpwd);
 		free(spool);
 		free(o.labels);
 		return EXIT_SYSTEM;
@@ -333,15 +529,11 @@ int cmd_push(int argc, char **argv)
 	/* only the spool: send what an earlier run could not */
 	if (optind == argc && !dir)
 		pusher_flush(p);
-	for (i = optind; i < argc && !stop; i++) {
-		r = pusher_capture(p, argv[i]);
-		if (r && (!ret || r == EXIT_DATA))
-			ret = r;
-	}
+	for (i = optind; i < argc && !stop; i++)
+		ret = worse(ret, pusher_capture(p, argv[i]));
 	while (dir && !stop) {
-		r = push_dir(p, dir);
-		if (r && !follow && (!ret || r == EXIT_DATA))
-			ret = r;
+		/* --follow too: a bad capture is in the exit status */
+		ret = worse(ret, push_dir(p, dir));
 		pusher_flush(p);
 		if (!follow)
 			break;
@@ -351,11 +543,14 @@ int cmd_push(int argc, char **argv)
 	fprintf(stderr, "stackid: push: %" PRIu64 " sent, %" PRIu64 " sent "
 		"from the spool, %" PRIu64 " retries, %" PRIu64 " spooled, %"
 		PRIu64 " dropped, %" PRIu64 " rejected, %" PRIu64 " bad "
-		"captures\n", st->sent, st->from_spool, st->retries,
-		st->spooled, st->dropped, st->rejected, st->failed);
-	if (!ret && (st->dropped || st->rejected))
-		ret = EXIT_SYSTEM;
+		"captures, %" PRIu64 " left in the spool%s\n", st->sent,
+		st->from_spool, st->retries, st->spooled, st->dropped,
+		st->rejected, st->failed, st->left,
+		stop ? " (stopped by a signal)" : "");
+	if (st->dropped || st->rejected)
+		ret = worse(ret, EXIT_SYSTEM);
 	pusher_free(p);
+	free(userpwd);
 	free(spool);
 	free(o.labels);
 	return ret;
