@@ -116,7 +116,7 @@ TOOL_TCFLAGS := $(UCFLAGS) $(TOOL_CFLAGS) -Itest/unit \
 TOOL_TDEPS := $(TOOL_LIB_SRCS) $(TOOL_HDRS) test/unit/tap.h \
 	test/unit/report/capgen.h
 TOOL_UNIT := $(B)/test_capture $(B)/test_report $(B)/test_symbolize \
-	$(B)/test_record
+	$(B)/test_record $(B)/test_hostile
 UNIT_BINS += $(TOOL_UNIT) $(B)/stackid $(B)/mkcapture $(CHAIN_FIX)
 UNIT_RUNS += $(TOOL_UNIT) "sh test/unit/pprof.sh $(abspath $(B))" \
 	"node test/unit/flame-browser.js $(abspath $(B))" \
@@ -133,6 +133,8 @@ $(B)/test_report: test/unit/test_report.c $(TOOL_TDEPS) $(B)/stackid \
 	$(CC) $(TOOL_TCFLAGS) -o $@ $< $(TOOL_LIB_SRCS) $(TOOL_LIBS)
 $(B)/test_symbolize: test/unit/test_symbolize.c $(TOOL_TDEPS) \
 		$(REPORT_FIX) | $(B)
+	$(CC) $(TOOL_TCFLAGS) -o $@ $< $(TOOL_LIB_SRCS) $(TOOL_LIBS)
+$(B)/test_hostile: test/unit/test_hostile.c $(TOOL_TDEPS) | $(B)
 	$(CC) $(TOOL_TCFLAGS) -o $@ $< $(TOOL_LIB_SRCS) $(TOOL_LIBS)
 $(B)/test_record: test/unit/test_record.c $(TOOL_TDEPS) | $(B)
 	$(CC) $(TOOL_TCFLAGS) -o $@ $< $(TOOL_LIB_SRCS) $(TOOL_LIBS)
