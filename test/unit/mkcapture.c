@@ -18,6 +18,9 @@
  *                             of test/guest/expect.sh): see chain() for
  *                             what it holds; the host tests of pprof, the
  *                             flame graph and debuginfod read it
+ *   mkcapture push FILE hostile|threads WALL
+ *                             the real-server tests' captures, at wall
+ *                             clock WALL s (see pushcap())
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -176,6 +179,93 @@ static int chain(const char *out, const char *expect, const char *exe,
 	return ret;
 }
 
+/*
+ * The captures of the real-server tests (pyroscope-test.js), at wall
+ * clock WALL seconds, samples spread evenly over 10 s:
+ *  hostile: comms and kernel names that are not valid UTF-8, a control
+ *    sequence, a ';', a file path that is not UTF-8 (frames named
+ *    [basename]+0xOFF: the file is not there), a build-id without a
+ *    path (BUILDID+0xOFF), a raw address, kernel frames of the kernel
+ *    and of a module, a cgroup path that is not UTF-8; 1,000 samples;
+ *  threads: 10,000 threads of one process, 2 samples each, 3 stacks.
+ */
+static int pushcap(const char *out, const char *kind, uint64_t wall_s)
+{
+	static const unsigned char lib[20] = { 0xaa, 1, 2, 3, 4, 5, 6, 7, 8 };
+	static const unsigned char bare[8] = { 0xbb, 9, 8, 7, 6, 5, 4, 3 };
+	static const char *const comms[5] = {
+		"\xff\xfe\x80" "bad", "semi;colon", "esc\x1b[31mred",
+		"\xc2\x9b" "csi", "ok-app",
+	};
+	const uint64_t t0 = 1000000000000ULL, span = 10000000000ULL;
+	struct capture_info in = { 0 };
+	struct capture_end end = { 0 };
+	struct capgen g = { 0 };
+	struct cg_frame f[6];
+	bool threads = !strcmp(kind, "threads");
+	unsigned int n = threads ? 20000 : 1000, i, k;
+	int ret;
+
+	if (!threads && strcmp(kind, "hostile"))
+		return 1;
+	cg_header(&g, STACKID_ABI_VERSION, t0);
+	in.hdr.size = sizeof(in);
+	in.hdr.type = CAPTURE_REC_INFO;
+	in.hdr.abi_major = STACKID_ABI_MAJOR;
+	in.realtime_ns = wall_s * 1000000000ULL;
+	in.freq_hz = 99;
+	in.run_id = 0x5eed;
+	memcpy(cg_room(&g, sizeof(in)), &in, sizeof(in));
+	cg_path(&g, lib, sizeof(lib), threads ? "/nonexistent/libwork.so" :
+		"/nonexistent/lib\xff" "odd.so");
+	cg_cgroup(&g, 5, "/system.slice/bad\xfe" "unit.service");
+	cg_cgroup(&g, 6, "/user.slice");
+	for (i = 0; i < n; i++) {
+		uint64_t t = t0 + span * i / n;
+		unsigned int cpu = i % 4, nk = 0, nr;
+
+		k = threads ? i % 3 : i % 7;
+		f[0] = cg_valid(lib, sizeof(lib), 0x1000 + 0x10 * k);
+		f[1] = cg_valid(bare, sizeof(bare), 0x2000 + 0x10 * (k % 2));
+		f[2] = cg_valid(lib, sizeof(lib), 0x3000);
+		nr = 3;
+		if (!threads && k == 3) {
+			f[0] = cg_ip(0x7ffd0000 + 0x100 * (i % 2),
+				     STACKID_IP_NO_VMA);
+		} else if (!threads && k >= 4) {
+			memmove(f + 3, f, 3 * sizeof(f[0]));
+			f[0] = k == 4 ? cg_kernel("ext4_file_read_iter",
+						  "ext4", 0x40) :
+			       k == 5 ? cg_kernel("bad\xff" "sym", "m\xfe" "d",
+						  0x8) :
+			       cg_kernel(NULL, NULL, 0);
+			f[1] = cg_kernel("vfs_read", NULL, 0x1a + (i % 2));
+			f[2] = cg_kernel("ksys_read", NULL, 0x9);
+			nk = 3;
+			nr = 6;
+		}
+		if (threads)
+			cg_sample_k(&g, t, cpu, 5000, 5000 + i / 2, "worker",
+				    STACKID_SF_USER, nr, f, 0, 6);
+		else
+			cg_sample_k(&g, t, cpu, 100 + i % 5, 100 + i % 5,
+				    comms[i % 5],
+				    nk ? STACKID_SF_KERNEL : STACKID_SF_USER,
+				    nr, f, nk, i % 3 ? 5 : 6);
+	}
+	end.hdr.size = sizeof(end);
+	end.hdr.type = CAPTURE_REC_END;
+	end.hdr.abi_major = STACKID_ABI_MAJOR;
+	end.end_ns = t0 + span;
+	end.nr = STACKID_STAT_NR;
+	end.counters[STACKID_STAT_SAMPLES] = n;
+	end.counters[STACKID_STAT_DELIVERED] = n;
+	memcpy(cg_room(&g, sizeof(end)), &end, sizeof(end));
+	ret = save(out, &g);
+	cg_free(&g);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	struct capgen g = { 0 };
@@ -196,6 +286,8 @@ int main(int argc, char **argv)
 	}
 	if (argc == 3 && !strcmp(argv[1], "seeds"))
 		return seeds(argv[2]);
+	if (argc == 5 && !strcmp(argv[1], "push"))
+		return pushcap(argv[2], argv[3], strtoull(argv[4], NULL, 10));
 	if (argc == 6 && !strcmp(argv[1], "chain"))
 		return chain(argv[2], argv[3], argv[4], argv[5]);
 	if (argc >= 3 && argc <= 6 && !strcmp(argv[1], "bench")) {
@@ -209,6 +301,6 @@ int main(int argc, char **argv)
 	}
 	fprintf(stderr, "usage: mkcapture demo FILE | kernel FILE | bench "
 		"FILE [SAMPLES [DEPTH [STACKS]]] | seeds DIR | chain FILE "
-		"EXPECT EXE LIB\n");
+		"EXPECT EXE LIB | push FILE hostile|threads WALL\n");
 	return 1;
 }

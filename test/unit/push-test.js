@@ -5,8 +5,15 @@
  * anywhere else). The server logs and checks each request (method, path,
  * query, content type, a body that is gzip and that `go tool pprof`
  * decodes to the known chain), and plays an outage (503), a server that
- * is not there (refused connection), a slow server (timeout) and a
- * rejecting one (400). TAP on stdout; the request log as comments.
+ * is not there (refused connection), a slow server (timeout), a
+ * rejecting one (400), one that never answers (SIGTERM must still end
+ * push at once), one whose answer holds terminal control sequences, one
+ * that wants credentials. Also: names and labels the real server would
+ * refuse are refused before anything is sent; planted symlinks are
+ * never written through; a full disk leaks no descriptor and leaves no
+ * half-written spool file; --follow reports a bad capture in its exit
+ * status. The real server: pyroscope-test.js. TAP on stdout; the request
+ * log as comments.
  */
 "use strict";
 const http = require("http");
@@ -30,6 +37,7 @@ function ok(cond, what) {
 
 // The server: mode says how it answers; every request is logged.
 let mode = "ok", slowOnce = 0;
+const hung = [];
 const log = [];
 const server = http.createServer((req, res) => {
 	const chunks = [];
@@ -39,7 +47,8 @@ const server = http.createServer((req, res) => {
 		const r = { t: Date.now(), method: req.method, path: u.pathname,
 			q: Object.fromEntries(u.searchParams),
 			type: req.headers["content-type"],
-			body: Buffer.concat(chunks), mode };
+			body: Buffer.concat(chunks), mode,
+			auth: req.headers.authorization };
 		log.push(r);
 		console.log(`# server: ${r.method} ${req.url} ` +
 			`(${r.type}, ${r.body.length} bytes) -> ${mode}`);
@@ -49,6 +58,13 @@ const server = http.createServer((req, res) => {
 		};
 		if (mode === "down") return answer(503, "down for maintenance");
 		if (mode === "reject") return answer(400, "bad profile");
+		if (mode === "hang") return hung.push(res);
+		if (mode === "evil")
+			return answer(400, "bad \x1b]0;owned\x07\x1b[2J" +
+				"\xc2\x9b31m\r\nforged line");
+		if (mode === "auth" && r.auth !== "Basic " +
+		    Buffer.from("alice:s3cret").toString("base64"))
+			return answer(401, "who are you");
 		if (mode === "slow" && slowOnce > 0) {
 			slowOnce--;
 			setTimeout(() => answer(200, "late"), 2500);
@@ -58,15 +74,24 @@ const server = http.createServer((req, res) => {
 	});
 });
 
-function run(args) {
+function run(args, opt = {}) {
 	return new Promise((resolve) => {
-		const p = spawn(stackid, ["push", ...args],
+		const t0 = Date.now();
+		const cmd = opt.sh ? "sh" : stackid;
+		const argv = opt.sh ? ["-c", opt.sh + ' exec "$0" push "$@"',
+			stackid, ...args] : ["push", ...args];
+		const p = spawn(cmd, argv,
 			{ stdio: ["ignore", "pipe", "pipe"],
-			  env: { ...process.env, DEBUGINFOD_URLS: "" } });
+			  env: { ...process.env, DEBUGINFOD_URLS: "",
+				  STACKID_PUSH_CREDENTIALS: "",
+				  ...(opt.env || {}) } });
 		let out = "", err = "";
 		p.stdout.on("data", (d) => { out += d; });
 		p.stderr.on("data", (d) => { err += d; });
-		p.on("exit", (code) => resolve({ code, out, err }));
+		if (opt.term)
+			setTimeout(() => p.kill("SIGTERM"), opt.term);
+		p.on("exit", (code, sig) => resolve({ code, sig, out, err,
+			ms: Date.now() - t0 }));
 	});
 }
 
@@ -116,9 +141,13 @@ async function main() {
 	let gz = false;
 	try { gz = zlib.gunzipSync(q.body).length > 0; } catch (e) { gz = false; }
 	const raw = pprofRaw(q.body);
-	ok(gz && / 30 .*: 1 2 3 4 5 6 7 /.test(raw) && /lib_spin/.test(raw) &&
-		/main/.test(raw), "the body is gzip and go tool pprof decodes " +
-		"the known chain, symbolized on this host");
+	ok(gz && / 60 .*: 1 2 3 4 5 6 7 8 /.test(raw) &&
+		/lib_spin/.test(raw) && /main/.test(raw) &&
+		/: 9 6 7 10 /.test(raw) && / 0x7fff0000 /.test(raw) &&
+		!/comm:|pid:|tid:|cpu:/.test(raw),
+		"the body is gzip and go tool pprof decodes the known chain, " +
+		"symbolized on this host, every frame named (0x7fff0000 too), " +
+		"the comm outermost, no sample labels");
 	ok(spooled().length === 0, "nothing spooled");
 
 	// 2. an outage: 503, retried with backoff, then spooled
@@ -210,6 +239,119 @@ async function main() {
 		"stackid-20260101T000100.000000Z.cap\n",
 		`--dir: the 2 closed captures pushed (not the .tmp), nothing ` +
 		"again on the next run");
+
+	// 9. what the server would refuse is refused here, before sending
+	log.length = 0;
+	const refused = [["-l", "host.name=x"], ["-l", "my-key=x"],
+		["-N", "my app.cpu"], ["-l", "__name__=evil"],
+		["-l", "service_name=x"], ["-l", "1k=x"], ["-l", "k=a,b"],
+		["-l", "k=\x1b[2J"], ["-L", "tid", "-l", "tid=1"],
+		["-L", "pids"]];
+	const codes = [];
+	for (const a of refused)
+		codes.push((await run(["--url", url, ...a, chain])).code);
+	ok(codes.every((c) => c === 1) && log.length === 0,
+		`refused before sending: ${refused.map((a) => a.join(" "))
+			.join(", ")} (exits ${codes.join(" ")}, ${log.length} ` +
+		"requests)");
+
+	// 10. the server's answer reaches the terminal without controls
+	mode = "evil";
+	r = await run(["--url", url, chain]);
+	ok(r.code === 2 && !/[\x00-\x09\x0b-\x1f\x7f]|\xc2[\x80-\x9f]/
+		.test(r.err.replace(/\n/g, "")) && /\u0080|\u009b/.test(r.err)
+		=== false && /answered 400: bad \?/.test(r.err),
+		"the server's answer printed with its control characters as ? (" +
+		JSON.stringify(r.err.split("\n")[0]) + ")");
+
+	// 11. credentials from a file or the environment, not the URL
+	mode = "auth";
+	const creds = path.join(tmp, "creds");
+	fs.writeFileSync(creds, "alice:s3cret\n", { mode: 0o600 });
+	log.length = 0;
+	r = await run(["--url", url, "--credentials", creds, chain]);
+	const r3 = await run(["--url", url, chain],
+		{ env: { STACKID_PUSH_CREDENTIALS: "alice:s3cret" } });
+	const r4 = await run(["--url", url, chain]);
+	fs.chmodSync(creds, 0o644);
+	const r5 = await run(["--url", url, "--credentials", creds, chain]);
+	ok(r.code === 0 && r3.code === 0 && r4.code === 2 && r5.code === 1 &&
+		/readable by everyone/.test(r5.err),
+		`credentials: --credentials FILE ${r.code}, ` +
+		`STACKID_PUSH_CREDENTIALS ${r3.code}, none ${r4.code} (401), ` +
+		`a world-readable file refused (${r5.code})`);
+
+	// 12. SIGTERM while the server never answers: out at once, spooled
+	mode = "hang";
+	const sp2 = path.join(tmp, "spool2");
+	r = await run(["--url", url, "--retries", "5", "--timeout", "60",
+		"--spool", sp2, chain], { term: 700 });
+	ok(r.code === 0 && r.ms < 3000 && /1 spooled/.test(r.err) &&
+		/stopped by a signal/.test(r.err),
+		`SIGTERM during a transfer that never ends: exit ${r.code} ` +
+		`after ${r.ms} ms, the profile spooled`);
+	hung.splice(0).forEach((x) => x.destroy());
+	mode = "down";
+	r = await run(["--url", url, "--retries", "5", "--backoff", "20",
+		"--spool", sp2, chain], { term: 700 });
+	ok(r.code === 0 && r.ms < 3000 && /2 spooled|1 spooled/.test(r.err),
+		`SIGTERM during a 20 s backoff: exit ${r.code} after ${r.ms} ms`);
+
+	// 13. planted symlinks: never written through
+	const victim = path.join(tmp, "victim");
+	fs.writeFileSync(victim, "precious\n");
+	const d2 = path.join(tmp, "caps2");
+	fs.mkdirSync(d2, { mode: 0o700 });
+	fs.copyFileSync(chain, path.join(d2,
+		"stackid-20260101T000000.000000Z.cap"));
+	fs.symlinkSync(victim, path.join(d2, ".stackid-pushed.tmp"));
+	fs.mkdirSync(path.join(d2, ".spool"), { mode: 0o700 });
+	for (let i = 0; i < 4; i++)
+		fs.symlinkSync(victim, path.join(d2, ".spool",
+			`00000000000${i}.push.tmp`));
+	mode = "down";
+	r = await run(["--url", url, "--retries", "0", "--dir", d2]);
+	mode = "ok";
+	const r6 = await run(["--url", url, "--dir", d2]);
+	ok(fs.readFileSync(victim).toString() === "precious\n" &&
+		r.code === 0 && r6.code === 0 &&
+		fs.readFileSync(path.join(d2, ".stackid-pushed")).toString() ===
+		"stackid-20260101T000000.000000Z.cap\n",
+		"symlinks planted as .stackid-pushed.tmp and NNN.push.tmp: " +
+		`the target untouched (exits ${r.code}, ${r6.code})`);
+	fs.chmodSync(d2, 0o777);
+	r = await run(["--url", url, "--dir", d2]);
+	ok(r.code === 2 && /writable by its owner alone/.test(r.err),
+		"a capture directory others may write: refused");
+
+	// 14. a full disk with --dir: no descriptor leaked, no .tmp left
+	const d3 = path.join(tmp, "caps3");
+	fs.mkdirSync(d3, { mode: 0o700 });
+	for (let i = 0; i < 60; i++)
+		fs.copyFileSync(chain, path.join(d3, "stackid-20260101T0000" +
+			String(i).padStart(2, "0") + ".000000Z.cap"));
+	mode = "down";
+	r = await run(["--url", url, "--retries", "0", "--dir", d3],
+		{ sh: "trap '' XFSZ; ulimit -f 1; ulimit -n 32;" });
+	const tmps = fs.readdirSync(path.join(d3, ".spool"))
+		.filter((f) => f.endsWith(".tmp"));
+	ok(r.code === 2 && /60 dropped/.test(r.err) && tmps.length === 0 &&
+		!/Too many open files/.test(r.err),
+		`a spool on a full disk (ulimit -f, -n 32), 60 captures: each ` +
+		`dropped and counted, ${tmps.length} .tmp left, exit ${r.code}`);
+
+	// 15. --follow: a bad capture is in the exit status
+	mode = "ok";
+	const d4 = path.join(tmp, "caps4");
+	fs.mkdirSync(d4, { mode: 0o700 });
+	fs.writeFileSync(path.join(d4, "stackid-20260101T000000.000000Z.cap"),
+		"not a capture at all");
+	fs.copyFileSync(chain, path.join(d4,
+		"stackid-20260101T000100.000000Z.cap"));
+	r = await run(["--url", url, "--dir", d4, "--follow", "--interval",
+		"0.2"], { term: 1500 });
+	ok(r.code === 3 && /1 sent,.*1 bad captures/.test(r.err),
+		`--follow with a bad capture: exit ${r.code} (3)`);
 }
 
 main().catch((e) => ok(false, e.stack)).finally(() => {
