@@ -321,7 +321,8 @@ void stackid_resolve(struct stackid_cpu *c, struct mm_struct *mm,
 	*defer = true;
 	if (IS_ENABLED(CONFIG_PREEMPT_RT))
 		return;
-	if (in_nmi() && stackid_irq_work_is_busy(&c->unlock_work))
+	if (in_nmi() && (stackid_irq_work_is_busy(&c->unlock_work) ||
+			 stackid_mmap_lock_traced()))
 		return;
 	if (!mmap_read_trylock(mm))
 		return;

@@ -35,7 +35,22 @@ spawn /stackid/sysloop getppid
 sl=$pid
 echo "# nmi-start"
 # cpu-clock at 11 Hz: nearly every sample is an NMI one
-record /tmp/nmi -F 11 -d 40000
+record /tmp/nmi -F 11 -d 35000
+# mmap_lock's tracepoints (5.11+) name the memory cgroup with a
+# spinlock: with them on, the handler must not take the mm lock in NMI
+# (lockdep on the debug kernel reports a lock taken there). Samples then
+# go to task context, or stay raw where NMI cannot queue task work.
+tr=/sys/kernel/tracing
+mount -t tracefs nodev $tr 2>/dev/null
+mt=$tr/events/mmap_lock/mmap_lock_acquire_returned/enable
+if [ -w $mt ]; then
+	echo 1 >$mt
+	record /tmp/nmi-mt -F 11 -d 5000
+	echo 0 >$mt
+	echo >$tr/trace
+else
+	pass "NMI with mmap_lock tracepoints on # SKIP none in this kernel"
+fi
 echo "# nmi-stop"
 sleep 2
 echo 0 >/sys/module/stackid/parameters/test_nmi
