@@ -40,6 +40,11 @@
  *   sidcheck tids FILE PID      the threads of PID that were sampled
  *   sidcheck now                CLOCK_MONOTONIC in ns
  *   sidcheck mmapcheck          the rings through mmap(), SET_WAKEUP
+ *   sidcheck recipe             the UAPI header's use, as it is written
+ *   sidcheck hostile            a reader that writes nonsense into its
+ *                               mappings: a blocking read() and poll()
+ *                               still end, and the next reader gets
+ *                               clean control pages and good records
  *   sidcheck dump FILE          text dump of records
  *   sidcheck paths FILE         build-id -> path records of a capture
  *   sidcheck flipbid FILE HEX   rewrite FILE's build-id HEX in place
@@ -58,6 +63,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -481,7 +487,7 @@ static int cmd_chain(int argc, char **argv)
 	struct expect ex[16];
 	unsigned int nex = 0, pid, minpct, i;
 	unsigned long total = 0, match = 0, badtid = 0, badcomm = 0;
-	unsigned long others = 0, user = 0;
+	unsigned long others = 0, user = 0, userk = 0;
 	unsigned long firstbad[16] = { 0 };
 	const struct stackid_sample *s;
 	struct dsample d;
@@ -513,8 +519,11 @@ static int cmd_chain(int argc, char **argv)
 			continue;
 		}
 		total++;
-		if (s->flags & STACKID_SF_USER)
+		if (s->flags & STACKID_SF_USER) {
 			user++;
+			if (d.nk)
+				userk++;
+		}
 		if (s->tid != pid)
 			badtid++;
 		if (strncmp(s->comm, comm, sizeof(s->comm)))
@@ -553,9 +562,15 @@ static int cmd_chain(int argc, char **argv)
 	if (argc == 6)
 		printf("%sok - tgid filter: no sample of another process (%lu)\n",
 		       others ? "not " : "", others);
-	/* a spinner is mostly interrupted in user mode */
-	printf("%sok - user-mode flag on most samples (%lu of %lu)\n",
-	       user * 2 > total ? "" : "not ", user, total);
+	/*
+	 * A spinner is interrupted in user mode at times, and a sample
+	 * taken there has no kernel frames. How often depends on the
+	 * host's load under TCG (half of them in NMI on a busy debug
+	 * kernel), so no share is asked for.
+	 */
+	printf("%sok - user-mode flag on %lu of %lu samples, none of them "
+	       "with kernel frames (%lu)\n", user && !userk ? "" : "not ",
+	       user, total, userk);
 	return 0;
 }
 
@@ -1201,6 +1216,245 @@ static int cmd_tids(int argc, char **argv)
 	return 0;
 }
 
+/* fork a child that spins on @cpu for @ms ms; wait for it */
+static void spin_child_on(int ms, int cpu)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		long long end = now_ms() + ms;
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		sched_setaffinity(0, sizeof(set), &set);
+		while (now_ms() < end)
+			;
+		_exit(0);
+	}
+	waitpid(pid, NULL, 0);
+}
+
+static void *map_ring(int fd, const struct stackid_ring_info *ri, int ring)
+{
+	size_t len = (size_t)ri->page_size + ri->data_size;
+
+	return mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		    (off_t)len * ring);
+}
+
+/*
+ * The header's recipe as written: open, version, frequency, enable, map
+ * a ring, read it by the protocol, disable, statistics. TAP lines.
+ */
+static int cmd_recipe(void)
+{
+	int fd = open("/dev/stackid", O_RDWR);
+	unsigned int ver = 0, hz = 499;
+	struct stackid_ring_info ri;
+	struct stackid_ring_ctl *ctl;
+	struct stackid_stats stats = { .cpu = STACKID_ALL_CPUS };
+	unsigned long long head, tail, n = 0;
+	long page = sysconf(_SC_PAGESIZE);
+	char *m;
+
+	EXPECT(fd >= 0, "recipe: open(\"/dev/stackid\", O_RDWR)");
+	if (fd < 0)
+		return 1;
+	EXPECT(!ioctl(fd, STACKID_IOC_GET_VERSION, &ver) &&
+	       ver >> 16 == STACKID_ABI_MAJOR, "recipe: GET_VERSION %u.%u",
+	       ver >> 16, ver & 0xffff);
+	EXPECT(!ioctl(fd, STACKID_IOC_SET_FREQ, &hz), "recipe: SET_FREQ 499");
+	EXPECT(!ioctl(fd, STACKID_IOC_GET_RING_INFO, &ri), "recipe: GET_RING_INFO");
+	m = mmap(NULL, page + ri.data_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 fd, 0 * (page + ri.data_size));
+	EXPECT(m != MAP_FAILED, "recipe: mmap ring 0 PROT_READ|PROT_WRITE, "
+	       "MAP_SHARED (%s)", m == MAP_FAILED ? strerror(errno) : "ok");
+	if (m == MAP_FAILED)
+		return 1;
+	ctl = (struct stackid_ring_ctl *)m;
+	EXPECT(!ioctl(fd, STACKID_IOC_ENABLE), "recipe: ENABLE");
+	spin_child_on(400, 0);
+	EXPECT(!ioctl(fd, STACKID_IOC_DISABLE), "recipe: DISABLE");
+	head = __atomic_load_n(&ctl->head, __ATOMIC_ACQUIRE);
+	tail = ctl->tail;
+	while (tail < head) {
+		struct stackid_record_hdr h;
+		size_t off = tail % ri.data_size;
+
+		memcpy(&h, m + ctl->data_offset + off, sizeof(h));
+		if (h.size < sizeof(h) || h.size % 8)
+			break;
+		tail += h.size;
+		n++;
+	}
+	__atomic_store_n(&ctl->tail, tail, __ATOMIC_RELEASE);
+	EXPECT(n > 0 && tail == head, "recipe: ring 0 read by the protocol: "
+	       "%llu records, to its head", n);
+	EXPECT(!ioctl(fd, STACKID_IOC_GET_STATS, &stats) &&
+	       stats.counters[STACKID_STAT_SAMPLES] > 0,
+	       "recipe: GET_STATS: %llu samples",
+	       (unsigned long long)stats.counters[STACKID_STAT_SAMPLES]);
+	munmap(m, page + ri.data_size);
+	close(fd);
+	return 0;
+}
+
+/*
+ * A reader that writes nonsense into its mappings. (1) A tail left 4
+ * bytes off a record boundary: a blocking read() must fail with EIO once
+ * (skipping that ring's bytes), not spin in the kernel where no signal
+ * reaches it, and poll() must not report data forever. (2) Random bytes
+ * over every control page and data area, then close: the next reader's
+ * control pages are the module's, and it reads good records. (3) A head
+ * written as nonsense in the control page: the module's own read() does
+ * not trust it. TAP lines.
+ */
+static int cmd_hostile(void)
+{
+	struct stackid_ring_info ri;
+	int fd = dev_open(), cpu, st, dead = 0, i, bad;
+	long page = sysconf(_SC_PAGESIZE);
+	size_t len;
+	unsigned long long x = 0x9e3779b97f4a7c15ULL, head;
+	struct stackid_ring_ctl *ctl;
+	char buf[STACKID_RECORD_MAX];
+	FILE *null = fopen("/dev/null", "w");
+	void *m[2];
+	pid_t pid;
+	long n;
+
+	xioctl(fd, STACKID_IOC_GET_RING_INFO, &ri, "GET_RING_INFO");
+	len = (size_t)ri.page_size + ri.data_size;
+	m[0] = map_ring(fd, &ri, 0);
+	if (m[0] == MAP_FAILED) {
+		EXPECT(0, "hostile: map ring 0 (%s)", strerror(errno));
+		return 1;
+	}
+	ctl = m[0];
+	xioctl(fd, STACKID_IOC_ENABLE, NULL, "ENABLE");
+	spin_child_on(400, 0);
+	xioctl(fd, STACKID_IOC_DISABLE, NULL, "DISABLE");
+	head = __atomic_load_n(&ctl->head, __ATOMIC_ACQUIRE);
+	EXPECT(head > ctl->tail, "hostile: ring 0 holds %llu bytes",
+	       head - ctl->tail);
+	ctl->tail += 4;
+
+	/* (1) */
+	pid = fork();
+	if (pid == 0) {
+		for (i = 0; i < 1000; i++) {
+			ssize_t r = read(fd, buf, sizeof(buf));
+
+			if (r < 0 && errno == EIO)
+				_exit(0);
+			if (r <= 0)
+				_exit(1);
+		}
+		_exit(1);
+	}
+	for (i = 0; i < 1000 && !dead; i++) {
+		if (waitpid(pid, &st, WNOHANG) == pid)
+			dead = 1;
+		else
+			usleep(10000);
+	}
+	EXPECT(dead && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	       "hostile: blocking read() with a tail off a record boundary: "
+	       "EIO within 10 s");
+	if (!dead) {
+		kill(pid, SIGKILL);
+		for (i = 0; i < 500 && !dead; i++) {
+			if (waitpid(pid, &st, WNOHANG) == pid)
+				dead = 1;
+			else
+				usleep(10000);
+		}
+		EXPECT(dead, "hostile: that reader dies of SIGKILL within 5 s");
+		if (!dead)
+			return 1;
+	}
+	fcntl(fd, F_SETFL, O_NONBLOCK);
+	n = drain(fd, null, buf, sizeof(buf));
+	{
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+
+		EXPECT(poll(&p, 1, 0) == 0, "hostile: then poll() reports "
+		       "nothing to read (%ld more records drained)", n);
+	}
+
+	/* (2) */
+	m[1] = map_ring(fd, &ri, 1);
+	for (cpu = 0; cpu < 2; cpu++) {
+		unsigned long long *p = m[cpu];
+		size_t k;
+
+		if (m[cpu] == MAP_FAILED)
+			continue;
+		for (k = 0; k < len / 8; k++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			p[k] = x;
+		}
+		munmap(m[cpu], len);
+	}
+	close(fd);
+	fd = dev_open();
+	bad = 0;
+	for (cpu = 0; cpu < 2; cpu++) {
+		struct stackid_ring_ctl c;
+		char *mm = map_ring(fd, &ri, cpu), *q;
+
+		if (mm == MAP_FAILED) {
+			bad++;
+			continue;
+		}
+		memcpy(&c, mm, sizeof(c));
+		for (q = mm + sizeof(c); q < mm + page && !*q; q++)
+			;
+		if (c.head != c.tail || c.data_size != ri.data_size ||
+		    c.data_offset != (unsigned int)page ||
+		    c.ring != (unsigned int)cpu || c.__pad || q != mm + page) {
+			printf("# ring %d: head %llu tail %llu size %u off %u "
+			       "ring %u\n", cpu, (unsigned long long)c.head,
+			       (unsigned long long)c.tail, c.data_size,
+			       c.data_offset, c.ring);
+			bad++;
+		}
+		if (cpu == 0)
+			m[0] = mm;
+		else
+			munmap(mm, len);
+	}
+	EXPECT(!bad, "hostile: after a reader wrote garbage everywhere, the "
+	       "next one's control pages are the module's");
+	xioctl(fd, STACKID_IOC_ENABLE, NULL, "ENABLE");
+	spin_child_on(300, 0);
+	xioctl(fd, STACKID_IOC_DISABLE, NULL, "DISABLE");
+	fcntl(fd, F_SETFL, O_NONBLOCK);
+	n = drain(fd, null, buf, sizeof(buf));
+	EXPECT(n > 0, "hostile: and reads %ld good records", n);
+
+	/* (3) */
+	if (m[0] != MAP_FAILED) {
+		ctl = m[0];
+		__atomic_store_n(&ctl->head, ctl->head + 4096 + 12,
+				 __ATOMIC_RELEASE);
+	}
+	xioctl(fd, STACKID_IOC_ENABLE, NULL, "ENABLE");
+	spin_child_on(300, 0);
+	xioctl(fd, STACKID_IOC_DISABLE, NULL, "DISABLE");
+	n = drain(fd, null, buf, sizeof(buf));
+	EXPECT(n > 0, "hostile: a head written into the control page changes "
+	       "nothing for read(): %ld good records", n);
+	if (m[0] != MAP_FAILED)
+		munmap(m[0], len);
+	EXPECT(print_stats(fd) == 0, "hostile: samples == delivered + dropped");
+	close(fd);
+	return 0;
+}
+
 /*
  * The rings through mmap(): the mapping rules, a recording read through
  * the mapped rings (the same protocol stackid record uses), and a tail
@@ -1315,6 +1569,10 @@ int main(int argc, char **argv)
 		return cmd_cgroups(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "mmapcheck"))
 		return cmd_mmapcheck();
+	if (!strcmp(argv[1], "recipe"))
+		return cmd_recipe();
+	if (!strcmp(argv[1], "hostile"))
+		return cmd_hostile();
 	if (!strcmp(argv[1], "now")) {
 		struct timespec ts;
 

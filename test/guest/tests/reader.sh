@@ -43,4 +43,20 @@ for m in 64 32; do
 		grep -qx "$lib /stackid/libchain$m.so" /tmp/p$m.txt
 done
 $S mmapcheck
+$S recipe
+# A reader that wrote nonsense everywhere in its mappings (sidcheck
+# hostile ends with one) must cost the next reader nothing: stackid
+# record right after it records the known chain.
+$S hostile
+spawn /stackid/chain64
+check "stackid record after a reader that wrote garbage into its mappings" \
+	sh -c "stackid record -F 199 -p $pid -d 2 -o /tmp/h.cap 2>/tmp/h.err"
+kill "$pid"
+stackid report -i /tmp/h.cap --format folded >/tmp/h.txt 2>&1
+case $(head -n 1 /tmp/h.txt) in
+"chain64;"*";main;app_a1;app_a2;app_a3;lib_b1;lib_b2;lib_spin "*)
+	pass "... and its capture's hottest stack is the known chain" ;;
+*)	fail "... and its capture's hottest stack is the known chain"
+	sed 's/^/#   /' /tmp/h.err /tmp/h.txt | head -n 10 ;;
+esac
 rmmod stackid

@@ -28,8 +28,10 @@ done=$(counter /tmp/bidfar.out deferred_done)
 check "far note: samples deferred ($deferred) and all finished ($done)" \
 	test "${deferred:-0}" -gt 0 -a "$deferred" = "$done"
 # With resolve=N (the floor) frames stay raw and no file is read; a
-# sample goes to task context only to name its cgroup, at most once per
-# CPU for the one cgroup here (cgroups.c).
+# sample goes to task context only to name its cgroup: once per CPU for
+# the one cgroup here (cgroups.c), plus those taken on a CPU while its
+# first one waited for its task (more the slower the guest): at most one
+# per CPU and 5 % of the samples, as for the far note.
 echo N >/sys/module/stackid/parameters/resolve
 $S reset
 spawn /stackid/bidfar
@@ -37,8 +39,9 @@ record /tmp/bidfar-off -F 199 -p "$pid" -d 500
 kill "$pid"
 echo Y >/sys/module/stackid/parameters/resolve
 d=$(counter /tmp/bidfar-off.out deferred)
-check "resolve=N: raw IPs only, deferred only to name the cgroup ($d, cgroup records $(counter /tmp/bidfar-off.out cgroup_records))" \
-	test "${d:-9}" -le "$(grep -c ^processor /proc/cpuinfo)" -a \
+n=$(counter /tmp/bidfar-off.out samples)
+check "resolve=N: raw IPs only, deferred only to name the cgroup ($d of $n, cgroup records $(counter /tmp/bidfar-off.out cgroup_records))" \
+	test "${d:-999999}" -le "$(($(grep -c ^processor /proc/cpuinfo) + ${n:-0} / 20))" -a \
 	"$(counter /tmp/bidfar-off.out frames_valid)" = 0 -a \
 	"$(counter /tmp/bidfar-off.out parses)" = 0
 
