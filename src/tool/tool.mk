@@ -9,7 +9,8 @@
 #                        test_symbolize, test_record, pprof.sh,
 #                        flame-browser.js, push-test.js, debuginfod.sh,
 #                        units.sh
-#   make fuzz            fuzz_capture and fuzz_elfnote, FUZZ_TIME s each
+#   make fuzz            fuzz_capture, fuzz_symbolize and fuzz_elfnote,
+#                        FUZZ_TIME s each (make unit: a short run)
 #   make bench-report    records/s of report --format folded --no-symbols
 
 # The command: main + command lines + the library the tests link too.
@@ -154,17 +155,29 @@ FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined \
 $(B)/fuzz_capture: test/fuzz/fuzz_capture.c $(TOOL_LIB_SRCS) $(TOOL_HDRS) | $(B)
 	$(CLANG) $(FUZZ_CFLAGS) $(TOOL_CFLAGS) -o $@ $< $(TOOL_LIB_SRCS) \
 		$(TOOL_LIBS)
+$(B)/fuzz_symbolize: test/fuzz/fuzz_symbolize.c $(TOOL_LIB_SRCS) $(TOOL_HDRS) \
+		| $(B)
+	$(CLANG) $(FUZZ_CFLAGS) $(TOOL_CFLAGS) -o $@ $< $(TOOL_LIB_SRCS) \
+		$(TOOL_LIBS)
+# A short run of the capture and symbolizer fuzzers in `make unit`
+# (FUZZ_SHORT s each, from test/fuzz/corpus; test/fuzz/short.sh).
+UNIT_BINS += $(B)/fuzz_capture $(B)/fuzz_symbolize
+UNIT_RUNS += "sh test/fuzz/short.sh $(abspath $(B))"
 $(B)/fuzz_elfnote: test/fuzz/fuzz_elfnote.c src/elfnote.c src/elfnote.h \
 		src/pure.h | $(B)
 	$(CLANG) $(FUZZ_CFLAGS) -o $@ $< src/elfnote.c
 
 .PHONY: fuzz bench-report
-fuzz: $(B)/fuzz_capture $(B)/fuzz_elfnote $(B)/mkcapture
+fuzz: $(B)/fuzz_capture $(B)/fuzz_symbolize $(B)/fuzz_elfnote $(B)/mkcapture
 	mkdir -p $(B)/capture-corpus $(B)/capture-seeds \
-		$(B)/elfnote-corpus $(B)/elfnote-seeds
+		$(B)/symbolize-corpus $(B)/elfnote-corpus $(B)/elfnote-seeds
 	$(B)/mkcapture seeds $(B)/capture-seeds
 	$(B)/fuzz_capture -max_total_time=$(FUZZ_TIME) -max_len=16384 \
-		-use_value_profile=1 $(B)/capture-corpus $(B)/capture-seeds
+		-use_value_profile=1 $(B)/capture-corpus $(B)/capture-seeds \
+		test/fuzz/corpus/capture
+	$(B)/fuzz_symbolize -max_total_time=$(FUZZ_TIME) -max_len=4096 \
+		-use_value_profile=1 $(B)/symbolize-corpus \
+		test/fuzz/corpus/symbolize
 	sh test/unit/elfnote-fixtures.sh $(B)/elfnote-fixtures | \
 	while read -r f hex; do \
 		head -c 1024 "$$f" >"$(B)/elfnote-seeds/$$(basename "$$f")"; \

@@ -12,7 +12,15 @@
  *    after the previous one, 8-aligned, within the input;
  *  - both formats end with the same status and message as a plain walk;
  *  - the folded counts add up to the number of samples walked;
- *  - an error names a byte offset inside the input.
+ *  - an error names a byte offset inside the input;
+ *  - text and folded output are clean (valid UTF-8, no controls but \n
+ *    and \t: name_char_len()), and the SVG's script holds no "]]>"
+ *    before its end.
+ *
+ * The walk keeps the rings' tables (bidtab.c) as decode.c does, so that
+ * a frame whose index no record defined is the error both expect, not a
+ * difference (before issue 19 the harness aborted there, after a few
+ * executions).
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
@@ -23,6 +31,7 @@
 #include <string.h>
 
 #include "record.h"
+#include "tool/bidtab.h"
 #include "tool/tool.h"
 #include "tool/capture.h"
 #include "tool/report.h"
@@ -35,9 +44,42 @@ struct walk {
 	char err[256];
 };
 
+/*
+ * An ABI 2 sample naming an index its ring's tables do not hold: the
+ * error decode.c reports, in *@w. True if so.
+ */
+static bool undefined(const struct bidtab *t, const struct stackid_sample *s,
+		      uint64_t off, struct walk *w)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->nr_frames; i++) {
+		const struct stackid_frame *f = &s->frames[i];
+
+		if (f->status == STACKID_FRAME_KERNEL && f->bid &&
+		    !bidtab_get_ksym(t, s->ring, f->bid))
+			snprintf(w->err, sizeof(w->err), "record at byte %"
+				 PRIu64 ": kernel symbol index %u of ring %u "
+				 "is defined by no record before it", off,
+				 f->bid, s->ring);
+		else if (f->status == STACKID_FRAME_VALID &&
+			 !bidtab_get(t, s->ring, f->bid))
+			snprintf(w->err, sizeof(w->err), "record at byte %"
+				 PRIu64 ": build-id index %u of ring %u is "
+				 "defined by no record before it", off, f->bid,
+				 s->ring);
+		else
+			continue;
+		w->status = EXIT_DATA;
+		return true;
+	}
+	return false;
+}
+
 static void walk(const uint8_t *data, size_t size, struct walk *w)
 {
 	static struct capture c;
+	struct bidtab t = { 0 };
 	const void *rec;
 	uint64_t off, prev = 0;
 	int r;
@@ -59,10 +101,21 @@ static void walk(const uint8_t *data, size_t size, struct walk *w)
 		    (uintptr_t)rec % 8)
 			abort();
 		prev = off;
-		if (h->type == STACKID_REC_SAMPLE)
-			w->samples++;
+		if (h->abi_major != STACKID1_ABI_MAJOR && bidtab_take(&t, h))
+			continue;
+		if (h->type != STACKID_REC_SAMPLE)
+			continue;
+		if (h->abi_major != STACKID1_ABI_MAJOR && undefined(&t, rec, off,
+								   w)) {
+			r = -EXIT_DATA;
+			break;
+		}
+		w->samples++;
 	}
-	if (r < 0) {
+	bidtab_free(&t);
+	if (r < 0 && w->status) {
+		/* an undefined index: w->err says it */
+	} else if (r < 0) {
 		const char *at = strstr(c.err, "at byte ");
 		unsigned long long b;
 
@@ -73,6 +126,21 @@ static void walk(const uint8_t *data, size_t size, struct walk *w)
 		snprintf(w->err, sizeof(w->err), "%s", c.err);
 	}
 	capture_close(&c);
+}
+
+/* Valid UTF-8 without controls but \n and \t. */
+static void clean_text(const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i, k;
+
+	for (i = 0; i < n; i += k) {
+		k = name_char_len(p + i, n - i);
+		if (!k && p[i] != '\n' && p[i] != '\t')
+			abort();
+		if (!k)
+			k = 1;
+	}
 }
 
 /* Sum of the counts that end the lines of folded output. */
@@ -103,8 +171,8 @@ static void report(const uint8_t *data, size_t size, enum report_format fmt,
 	struct report_opts o = { .format = fmt };
 	char *buf = NULL, *ebuf = NULL, want[300];
 	size_t len = 0, elen = 0;
-	FILE *out = fmt == FORMAT_FOLDED ? open_memstream(&buf, &len) :
-					   devnull;
+	FILE *out = fmt != FORMAT_PPROF ? open_memstream(&buf, &len) :
+					  devnull;
 	FILE *err = open_memstream(&ebuf, &elen);
 	bool opened;
 	int r;
@@ -124,10 +192,20 @@ static void report(const uint8_t *data, size_t size, enum report_format fmt,
 	snprintf(want, sizeof(want), "stackid: fuzz: %s\n", w->err);
 	if (strcmp(ebuf, r ? want : ""))
 		abort();
-	if (fmt == FORMAT_FOLDED) {
+	if (fmt != FORMAT_PPROF) {
+		const char *cdata;
+
 		fclose(out);
-		if ((!w->status || w->status == EXIT_DATA) &&
+		clean_text(buf, len);
+		if (fmt == FORMAT_FOLDED &&
+		    (!w->status || w->status == EXIT_DATA) &&
 		    folded_sum(buf, len) != w->samples)
+			abort();
+		/* one CDATA section, ended by the script's own "]]>" */
+		cdata = fmt == FORMAT_SVG ? strstr(buf, "<![CDATA[") : NULL;
+		if (fmt == FORMAT_SVG && opened &&
+		    (!cdata || strstr(cdata, "]]>") != strstr(buf,
+							     "]]></script>")))
 			abort();
 		free(buf);
 	}
