@@ -40,6 +40,11 @@
  *    the module's statistics counters accumulated while it was written
  *    (a delta: summed over the files of one run, they give the run's
  *    totals, for which samples == delivered + dropped holds).
+ *  - CAPTURE_REC_SKIPPED, where the recorder skipped data it could not
+ *    use (a ring whose data was not records, written through a mapping;
+ *    a record that failed its check): how many bytes, from which ring.
+ *    Nothing is lost silently: the bytes are also in the recorder's
+ *    statistics.
  */
 #ifndef STACKID_TOOL_CAPTURE_H
 #define STACKID_TOOL_CAPTURE_H
@@ -67,6 +72,7 @@ _Static_assert(sizeof(struct capture_hdr) == 32, "capture header layout");
 #define CAPTURE_REC_FIRST	0x8000
 #define CAPTURE_REC_INFO	0x8001
 #define CAPTURE_REC_END		0x8002
+#define CAPTURE_REC_SKIPPED	0x8003
 
 struct capture_info {
 	struct stackid_record_hdr hdr;	/* type CAPTURE_REC_INFO */
@@ -86,7 +92,21 @@ struct capture_end {
 	__u64 counters[STACKID_STATS_MAX];	/* delta over this file */
 };
 
+/* capture_skipped.ring when no one ring is known */
+#define CAPTURE_SKIP_NO_RING	0xffffffffu
+/* capture_skipped.flags: the module skipped them (read() said EIO), and
+ * bytes is 0: how many is not known */
+#define CAPTURE_SKIP_BY_MODULE	1u
+
+struct capture_skipped {
+	struct stackid_record_hdr hdr;	/* type CAPTURE_REC_SKIPPED */
+	__u32 ring;		/* CAPTURE_SKIP_NO_RING: not known */
+	__u32 flags;		/* CAPTURE_SKIP_* */
+	__u64 bytes;		/* skipped here */
+};
+
 _Static_assert(sizeof(struct capture_info) == 40, "info record layout");
+_Static_assert(sizeof(struct capture_skipped) == 24, "skip record layout");
 _Static_assert(sizeof(struct capture_end) % 8 == 0 &&
 	       sizeof(struct capture_end) <= STACKID_RECORD_MAX,
 	       "end record layout");

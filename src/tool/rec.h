@@ -21,6 +21,7 @@
 #include <stackid.h>
 #include "bidtab.h"
 #include "capdir.h"
+#include "capture.h"
 #include "recorder.h"
 #include "util.h"
 
@@ -30,6 +31,47 @@
 _Static_assert(READ_BUF >= STACKID_RECORD_MAX, "read buffer holds a record");
 
 struct stackid_ring;
+
+/*
+ * The least --max-size: a file's header, INFO, END and SKIPPED records
+ * and the largest record. (A sample whose table, path and cgroup records
+ * do not fit with it in an empty file is lost, and counted.)
+ */
+#define REC_MAX_SIZE_MIN	(sizeof(struct capture_hdr) + \
+				 sizeof(struct capture_info) + \
+				 sizeof(struct capture_end) + \
+				 sizeof(struct capture_skipped) + \
+				 STACKID_RECORD_MAX)
+
+/* Path and cgroup records kept for continuous mode's files, at most. */
+#define REPLAY_KEEP_MAX	(64u << 20)
+
+/* What continuous mode's files need to read alone (rec_replay.c). */
+struct replay {
+	struct bidtab bids;	/* the rings' tables as the stream has them */
+	uint32_t *gen;		/* by ring (65536): epochs seen */
+	struct intern seen;	/* path and cgroup records kept, whole */
+	struct intern keys;	/* 'b' + build-id, 'c' + cgroup id */
+	struct strbuf *recs;	/* by keys' index: their records */
+	unsigned int nrecs;
+	uint64_t kept;		/* bytes in recs */
+	uint64_t not_kept;	/* records not kept: REPLAY_KEEP_MAX */
+	/* the open file */
+	struct intern fdef;	/* table indexes it defines, this epoch */
+	struct intern fkeys;	/* build-ids and cgroups it names */
+};
+
+/* A new file: it holds nothing yet. */
+void replay_file_start(struct replay *rp);
+/*
+ * What the record @rec needs before it in the open file, appended to
+ * @pre (records of abi_major @major); with @mark, they count as written.
+ */
+void replay_need(struct replay *rp, const void *rec, struct strbuf *pre,
+		 bool mark, uint16_t major);
+/* Take in the checked record @rec, @written into the open file or not. */
+void replay_take(struct replay *rp, const void *rec, bool written);
+void replay_free(struct replay *rp);
 
 struct rec {
 	const struct record_opts *o;
@@ -45,14 +87,18 @@ struct rec {
 	uint64_t run_id, drops;
 	struct stackid_stats prev;	/* counters at the last END record */
 	struct stackid_stats base;	/* counters before ENABLE */
-	bool status, status_shown, warned;
+	bool status, status_shown, skip_warned;
+	/* the open file: bytes written, of which whole records */
+	uint64_t fbytes, fgood;
+	struct strbuf pend;	/* whole records not written yet */
+	struct strbuf pre;	/* what one record needs before it */
+	/* data skipped: bytes, times (of which the module's, bytes unknown) */
+	uint64_t skipped, skips, skips_module;
 	/* continuous mode */
 	bool rotating;
 	struct capdir cd;
 	uint64_t next_rotate, file_records, lost;
-	struct intern seen;	/* path records, whole */
-	struct strbuf replay;	/* ... in order, for each new file */
-	struct bidtab bids;	/* the rings' build-id tables */
+	struct replay rp;
 	/* the rings, mapped; nrings 0: read() */
 	struct stackid_ring *rings;
 	unsigned int nrings;
@@ -101,6 +147,19 @@ int rec_next_file(struct rec *r);
 int rec_emit(struct rec *r, const unsigned char *p, size_t n);
 /* Count the records of @n bytes as stale. */
 void rec_count_stale(struct rec *r, const unsigned char *p, size_t n);
+/*
+ * @bytes of ring @ring (CAPTURE_SKIP_NO_RING: not known) were skipped,
+ * @why: counted, warned about once, and said in the capture.
+ */
+int rec_skipped(struct rec *r, uint32_t ring, uint64_t bytes, uint32_t flags,
+		const char *why);
+/*
+ * After an error: make the open file a capture of what was written
+ * whole (END if it fits), close it and (continuous mode) give it its
+ * final name, and say so.
+ */
+void rec_keep_on_error(struct rec *r);
+void rec_file_free(struct rec *r);
 
 /* rec_stats.c */
 void rec_show_status(struct rec *r, uint64_t now);

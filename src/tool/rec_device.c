@@ -19,6 +19,7 @@
 #include "record.h"
 #include "ring.h"
 #include "tool.h"
+#include "capture.h"
 #include "rec.h"
 #include "util.h"
 
@@ -216,6 +217,34 @@ void rec_unmap_rings(struct rec *r)
 }
 
 /*
+ * Ring @i holds bytes at @tail that are not a record (a reader wrote into
+ * its mapping): the records copied so far go on, the ring's unread bytes
+ * up to the kernel's @head are skipped (counted, and said in the
+ * capture), and the ring is read on from there.
+ */
+static int resync(struct rec *r, unsigned int i, uint64_t head,
+		  uint64_t tail, size_t *have, bool discard)
+{
+	struct stackid_ring *rg = &r->rings[i];
+	uint64_t avail = head - tail;
+	int ret = 0;
+
+	if (!discard && *have)
+		ret = rec_emit(r, r->buf, *have);
+	else if (discard)
+		rec_count_stale(r, r->buf, *have);
+	*have = 0;
+	/* pairs with the module's acquire: we are done with those bytes */
+	smp_store_release(&rg->ctl->tail, head);
+	if (ret || discard)
+		return ret;
+	if (avail > rg->size)
+		return rec_skipped(r, i, rg->size, 0,
+				   "the ring's tail was out of bounds");
+	return rec_skipped(r, i, avail, 0, "ring data that is not a record");
+}
+
+/*
  * Copy what the rings hold into r->buf and on into the capture (or, for
  * @discard, nowhere), a block of up to r->readlen bytes at a time; each
  * ring's room is given back (tail) as soon as its records are copied.
@@ -247,13 +276,14 @@ static int drain_rings(struct rec *r, bool discard)
 			have += sz;
 			tail += sz;
 		}
+		if (sz < 0) {
+			ret = resync(r, i, head, tail, &have, discard);
+			if (ret)
+				return ret;
+			continue;
+		}
 		/* the copy is done before the module may reuse the room */
 		smp_store_release(&rg->ctl->tail, tail);
-		if (sz < 0) {
-			fprintf(r->err, "stackid: ring %u: corrupt data at "
-				"byte %" PRIu64 "\n", i, tail);
-			return EXIT_SYSTEM;
-		}
 	}
 	if (discard)
 		rec_count_stale(r, r->buf, have);
@@ -263,22 +293,37 @@ static int drain_rings(struct rec *r, bool discard)
 }
 
 /*
- * Read until the device has nothing more (EAGAIN): into the capture, or
- * (@discard) nowhere, counting the records in r->stale.
+ * The most read()s in a row that may fail with EIO: the module says so
+ * once for each ring whose data it skipped (see include/stackid.h), so
+ * more than one per possible CPU is a device that fails for good.
  */
+#define EIO_IN_A_ROW_MAX	8192
+
 int rec_drain(struct rec *r, bool discard)
 {
-	if (r->nrings)
-		return drain_rings(r, discard);
+	unsigned int eios = 0;
 	ssize_t n;
 	int ret;
 
+	if (r->nrings)
+		return drain_rings(r, discard);
 	for (;;) {
 		n = r->ops->read(r->fd, r->buf, r->readlen);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && errno == EAGAIN)
 			return 0;
+		if (n < 0 && errno == EIO && ++eios <= EIO_IN_A_ROW_MAX) {
+			/* the module skipped data that was not records */
+			if (discard)
+				continue;
+			ret = rec_skipped(r, CAPTURE_SKIP_NO_RING, 0,
+					  CAPTURE_SKIP_BY_MODULE,
+					  "read(): Input/output error");
+			if (ret)
+				return ret;
+			continue;
+		}
 		if (n < 0)
 			return rec_sys_fail(r, "read");
 		if (n == 0) {
@@ -286,6 +331,7 @@ int rec_drain(struct rec *r, bool discard)
 				"file\n");
 			return EXIT_SYSTEM;
 		}
+		eios = 0;
 		if (discard) {
 			rec_count_stale(r, r->buf, n);
 			continue;

@@ -2,8 +2,15 @@
 /*
  * `stackid record`, the file side: the capture's header, INFO and END
  * records, the records read from the device written on, and in
- * continuous mode the files of the capture directory (capdir.c) with
- * what each new one must start with so that it reads alone.
+ * continuous mode the files of the capture directory (capdir.c), each
+ * with what its samples need to read alone (rec_replay.c).
+ *
+ * Records are checked one by one before they are written: one that fails
+ * its check (or claims another ABI, or a type of the command's own) is
+ * skipped, counted and said in the capture (CAPTURE_REC_SKIPPED), so
+ * that a capture always reads back. Whole records are gathered in
+ * r->pend and written in blocks; after an error the file is cut back to
+ * its last whole record and kept (rec_keep_on_error()).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "record.h"
 #include "bidtab.h"
@@ -23,6 +31,8 @@
 
 int rec_open_output(struct rec *r)
 {
+	struct stat st;
+
 	if (r->rotating) {
 		r->out_name = r->o->dir;
 		return capdir_init(&r->cd, r->o->dir, r->o->keep,
@@ -34,14 +44,24 @@ int rec_open_output(struct rec *r)
 		return 0;
 	}
 	r->out_name = r->o->out;
+	/* every user's process names, paths and cgroups: owner only */
 	r->out = open(r->o->out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-		      0644);
+		      0600);
 	if (r->out < 0) {
 		fprintf(r->err, "stackid: %s: %s\n", r->o->out,
 			strerror(errno));
 		return EXIT_SYSTEM;
 	}
+	/* an existing file keeps its mode through O_TRUNC: not ours */
+	if (!fstat(r->out, &st) && S_ISREG(st.st_mode) &&
+	    st.st_uid == geteuid() && (st.st_mode & 077))
+		fchmod(r->out, st.st_mode & 0700);
 	return 0;
+}
+
+static int out_fd(const struct rec *r)
+{
+	return r->rotating ? r->cd.fd : r->out;
 }
 
 int rec_write_all(struct rec *r, const void *p, size_t n)
@@ -50,50 +70,45 @@ int rec_write_all(struct rec *r, const void *p, size_t n)
 	ssize_t w;
 
 	while (n) {
-		w = write(r->rotating ? r->cd.fd : r->out, b, n);
+		w = write(out_fd(r), b, n);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w < 0) {
 			fprintf(r->err, "stackid: writing %s: %s\n",
-				r->out_name, strerror(errno));
+				r->rotating ? r->cd.tmp : r->out_name,
+				strerror(errno));
 			return EXIT_SYSTEM;
 		}
 		b += w;
 		n -= w;
 		r->bytes += w;
+		r->fbytes += w;
 		r->cd.cur += w;
 	}
+	r->fgood = r->fbytes;
 	return 0;
 }
 
-/* Count the records of one read(); warn once about a malformed one. */
-static void count(struct rec *r, const unsigned char *p, size_t n)
+static int flush(struct rec *r)
 {
-	const struct stackid_record_hdr *h;
-	const char *why = "split record";
-	size_t off = 0;
-	long sz;
+	int ret = 0;
 
-	while (off < n) {
-		sz = stackid_record_check_why(p + off, n - off, &why);
-		if (sz <= 0) {
-			if (!r->warned)
-				fprintf(r->err, "stackid: warning: the device "
-					"returned a bad record (%s); the "
-					"capture will not read back\n", why);
-			r->warned = true;
-			return;
-		}
-		h = (const void *)(p + off);
-		r->records++;
-		if (h->type == STACKID_REC_SAMPLE)
-			r->samples++;
-		else if (h->type == STACKID_REC_BUILD_ID_PATH)
-			r->paths++;
-		else if (h->type == STACKID_REC_BUILD_ID)
-			r->nbids++;
-		off += sz;
-	}
+	if (r->pend.len)
+		ret = rec_write_all(r, r->pend.buf, r->pend.len);
+	sb_reset(&r->pend);
+	return ret;
+}
+
+/* Count one record of the module's. */
+static void count(struct rec *r, const struct stackid_record_hdr *h)
+{
+	r->records++;
+	if (h->type == STACKID_REC_SAMPLE)
+		r->samples++;
+	else if (h->type == STACKID_REC_BUILD_ID_PATH)
+		r->paths++;
+	else if (h->type == STACKID_REC_BUILD_ID)
+		r->nbids++;
 }
 
 static void tool_hdr(struct rec *r, struct stackid_record_hdr *h,
@@ -104,7 +119,6 @@ static void tool_hdr(struct rec *r, struct stackid_record_hdr *h,
 	h->abi_major = r->abi >> 16;
 }
 
-/* Header, INFO and (continuous mode) the path records seen so far. */
 int rec_begin_file(struct rec *r, uint64_t start, uint64_t wall)
 {
 	struct capture_info in = { .seq = r->seq++, .run_id = r->run_id };
@@ -115,58 +129,54 @@ int rec_begin_file(struct rec *r, uint64_t start, uint64_t wall)
 		ret = capdir_create(&r->cd, wall);
 		if (ret)
 			return ret;
-		if (!capdir_room(&r->cd, sizeof(hdr) + sizeof(in) +
-				 r->replay.len + sizeof(struct capture_end)))
-			fprintf(r->err, "stackid: warning: --max-size is "
-				"smaller than a file's header and paths\n");
+		replay_file_start(&r->rp);
 	}
 	r->file_records = 0;
+	r->fbytes = r->fgood = 0;
 	capture_hdr_init(&hdr, r->abi, start);
 	tool_hdr(r, &in.hdr, CAPTURE_REC_INFO, sizeof(in));
 	in.realtime_ns = wall;
 	in.freq_hz = r->hz;
 	in.tgid = r->o->tgid;
-	ret = rec_write_all(r, &hdr, sizeof(hdr));
-	if (!ret)
-		ret = rec_write_all(r, &in, sizeof(in));
-	if (!ret && r->replay.len)
-		ret = rec_write_all(r, r->replay.buf, r->replay.len);
-	if (!ret && r->rotating && r->bids.nrings) {
-		struct strbuf t = { 0 };
-
-		bidtab_replay(&r->bids, &t, r->abi >> 16);
-		if (t.len)
-			ret = rec_write_all(r, t.buf, t.len);
-		sb_free(&t);
-	}
-	return ret;
+	sb_add(&r->pend, &hdr, sizeof(hdr));
+	sb_add(&r->pend, &in, sizeof(in));
+	return flush(r);
 }
 
-/* END with the counters' delta since the last END; close (continuous). */
+static void end_record(struct rec *r, const struct stackid_stats *st,
+		       struct capture_end *e)
+{
+	unsigned int i;
+
+	memset(e, 0, sizeof(*e));
+	tool_hdr(r, &e->hdr, CAPTURE_REC_END, sizeof(*e));
+	e->end_ns = now_ns();
+	e->nr = st->nr > STACKID_STATS_MAX ? STACKID_STATS_MAX : st->nr;
+	for (i = 0; i < e->nr; i++)
+		e->counters[i] = st->counters[i] - r->prev.counters[i];
+	r->prev = *st;
+}
+
 int rec_end_file(struct rec *r, const struct stackid_stats *st)
 {
-	struct capture_end e = { .end_ns = now_ns(), .nr = st->nr };
-	unsigned int i;
-	int ret;
+	struct capture_end e;
+	int ret = flush(r);
 
-	tool_hdr(r, &e.hdr, CAPTURE_REC_END, sizeof(e));
-	if (e.nr > STACKID_STATS_MAX)
-		e.nr = STACKID_STATS_MAX;
-	for (i = 0; i < e.nr; i++)
-		e.counters[i] = st->counters[i] - r->prev.counters[i];
-	r->prev = *st;
-	ret = rec_write_all(r, &e, sizeof(e));
+	end_record(r, st, &e);
+	if (!ret)
+		ret = rec_write_all(r, &e, sizeof(e));
 	if (!ret && r->rotating)
 		ret = capdir_close(&r->cd);
 	return ret;
 }
 
-/* Continuous mode: close this file and start the next, now. */
 int rec_next_file(struct rec *r)
 {
 	struct stackid_stats st = { .cpu = STACKID_ALL_CPUS };
-	int ret = rec_xioctl(r, STACKID_IOC_GET_STATS, &st, "GET_STATS");
+	int ret = flush(r);
 
+	if (!ret)
+		ret = rec_xioctl(r, STACKID_IOC_GET_STATS, &st, "GET_STATS");
 	if (!ret)
 		ret = rec_end_file(r, &st);
 	if (!ret)
@@ -174,64 +184,139 @@ int rec_next_file(struct rec *r)
 	return ret;
 }
 
-/*
- * Keep the path and cgroup records of @n bytes of records, and the
- * rings' table state, for the next files.
- */
-static void keep_paths(struct rec *r, const unsigned char *p, size_t n)
+/* Room in the bound for what is pending, @n bytes more and END. */
+static bool room(struct rec *r, size_t n)
 {
-	const struct stackid_record_hdr *h;
-	unsigned int before;
-	size_t off;
-
-	for (off = 0; off < n; off += h->size) {
-		h = (const void *)(p + off);
-		if (stackid_record_check(p + off, n - off) <= 0)
-			return;
-		if (bidtab_take(&r->bids, h))
-			continue;
-		if (h->type != STACKID_REC_BUILD_ID_PATH &&
-		    h->type != STACKID_REC_CGROUP)
-			continue;
-		before = r->seen.n;
-		intern_bytes(&r->seen, h, h->size);
-		if (r->seen.n != before)
-			sb_add(&r->replay, h, h->size);
-	}
+	return capdir_room(&r->cd, r->pend.len + r->pre.len + n +
+			   sizeof(struct capture_end));
 }
 
-/* Records read from the device, into the capture within the bound. */
-int rec_emit(struct rec *r, const unsigned char *p, size_t n)
+#define PEND_FLUSH	(256u << 10)
+
+/*
+ * One whole, checked record (the module's, or CAPTURE_REC_SKIPPED) into
+ * the capture. Continuous mode: after what it needs (rec_replay.c), and
+ * within the bound: a file with records of its own is closed to make
+ * room, and a record that does not fit even an empty file is lost.
+ */
+static int put(struct rec *r, const void *rec, size_t sz)
 {
-	size_t need = n + sizeof(struct capture_end), off;
-	long sz;
+	const struct stackid_record_hdr *h = rec;
+	uint16_t major = r->abi >> 16;
 	int ret;
 
 	if (r->rotating) {
-		/*
-		 * A new file starts with the tables as these records find
-		 * them: taken in after, or an epoch among them would leave
-		 * the records before it to the next epoch's indexes.
-		 */
-		if (!capdir_room(&r->cd, need) && r->file_records) {
+		sb_reset(&r->pre);
+		replay_need(&r->rp, rec, &r->pre, false, major);
+		if (!room(r, sz) && r->file_records) {
 			ret = rec_next_file(r);
 			if (ret)
 				return ret;
+			sb_reset(&r->pre);
+			replay_need(&r->rp, rec, &r->pre, false, major);
 		}
-		keep_paths(r, p, n);
-		if (!capdir_room(&r->cd, need)) {
-			for (off = 0; off < n; off += sz) {
-				sz = stackid_record_check(p + off, n - off);
-				if (sz <= 0)
-					break;
-				r->lost++;
-			}
+		if (!room(r, sz)) {
+			replay_take(&r->rp, rec, false);
+			r->lost++;
+			sb_reset(&r->pre);
 			return 0;
 		}
+		if (r->pre.len) {
+			sb_reset(&r->pre);
+			replay_need(&r->rp, rec, &r->pre, true, major);
+			sb_add(&r->pend, r->pre.buf, r->pre.len);
+			sb_reset(&r->pre);
+		}
+		replay_take(&r->rp, rec, true);
 	}
-	count(r, p, n);
+	sb_add(&r->pend, rec, sz);
 	r->file_records++;
-	return rec_write_all(r, p, n);
+	if (h->type < CAPTURE_REC_FIRST)
+		count(r, h);
+	return r->pend.len >= PEND_FLUSH ? flush(r) : 0;
+}
+
+int rec_skipped(struct rec *r, uint32_t ring, uint64_t bytes, uint32_t flags,
+		const char *why)
+{
+	struct capture_skipped s = { .ring = ring, .flags = flags,
+				     .bytes = bytes };
+	int ret;
+
+	r->skipped += bytes;
+	r->skips++;
+	if (flags & CAPTURE_SKIP_BY_MODULE)
+		r->skips_module++;
+	if (!r->skip_warned) {
+		if (ring != CAPTURE_SKIP_NO_RING)
+			fprintf(r->err, "stackid: warning: ring %u: ", ring);
+		else
+			fprintf(r->err, "stackid: warning: ");
+		if (flags & CAPTURE_SKIP_BY_MODULE)
+			fprintf(r->err, "%s: the module skipped the data; ",
+				why);
+		else
+			fprintf(r->err, "%s: %" PRIu64 " bytes skipped; ",
+				why, bytes);
+		fprintf(r->err, "recording goes on (counted at the end)\n");
+		r->skip_warned = true;
+	}
+	tool_hdr(r, &s.hdr, CAPTURE_REC_SKIPPED, sizeof(s));
+	ret = put(r, &s, sizeof(s));
+	return ret ? ret : flush(r);
+}
+
+/* The size of the record at @p if its header frames one in @n, else 0. */
+static size_t framed(const unsigned char *p, size_t n)
+{
+	struct stackid_record_hdr h;
+
+	if (n < sizeof(h))
+		return 0;
+	memcpy(&h, p, sizeof(h));
+	if (h.size < sizeof(h) || h.size % 8 || h.size > STACKID_RECORD_MAX ||
+	    h.size > n)
+		return 0;
+	return h.size;
+}
+
+int rec_emit(struct rec *r, const unsigned char *p, size_t n)
+{
+	const struct stackid_record_hdr *h;
+	const char *why;
+	size_t off = 0, skip;
+	long sz;
+	int ret;
+
+	while (off < n) {
+		why = "a record split";
+		sz = stackid_record_check_why(p + off, n - off, &why);
+		h = (const void *)(p + off);
+		if (sz > 0 && h->abi_major != r->abi >> 16) {
+			why = "a record of another ABI";
+			sz = -1;
+		} else if (sz > 0 && h->type >= CAPTURE_REC_FIRST) {
+			why = "a record of the command's own type";
+			sz = -1;
+		}
+		if (sz <= 0) {
+			/* the next record if this one's size is sane */
+			skip = framed(p + off, n - off);
+			if (!skip)
+				skip = n - off;
+			ret = rec_skipped(r, CAPTURE_SKIP_NO_RING, skip, 0,
+					  why);
+			if (ret)
+				return ret;
+			off += skip;
+			continue;
+		}
+		ret = put(r, p + off, sz);
+		if (ret)
+			return ret;
+		off += sz;
+	}
+	return flush(r);
 }
 
 /* Count the records of @n bytes as stale. */
@@ -246,4 +331,66 @@ void rec_count_stale(struct rec *r, const unsigned char *p, size_t n)
 			break;
 		r->stale++;
 	}
+}
+
+/* write() all of @n bytes or fail, quietly. */
+static bool write_quiet(int fd, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	ssize_t w;
+
+	while (n) {
+		w = write(fd, b, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return false;
+		b += w;
+		n -= w;
+	}
+	return true;
+}
+
+void rec_keep_on_error(struct rec *r)
+{
+	struct stackid_stats st = { .cpu = STACKID_ALL_CPUS };
+	int fd = out_fd(r);
+	struct capture_end e;
+	struct stat sb;
+
+	sb_reset(&r->pend);
+	if (r->rotating && fd >= 0 && !r->fgood) {
+		capdir_discard(&r->cd);		/* not even a header */
+		return;
+	}
+	if (fd < 0 || (!r->rotating && fd == STDOUT_FILENO) ||
+	    fstat(fd, &sb) || !S_ISREG(sb.st_mode) || !r->fgood)
+		return;
+	/* a record cut by the error goes; END if it fits */
+	if (ftruncate(fd, r->fgood) == 0) {
+		r->fbytes = r->cd.cur = r->fgood;
+		if (r->ops->ioctl(r->fd, STACKID_IOC_GET_STATS, &st) == 0) {
+			end_record(r, &st, &e);
+			if (write_quiet(fd, &e, sizeof(e)))
+				r->cd.cur += sizeof(e);
+			else if (ftruncate(fd, r->fgood))
+				return;
+		}
+	}
+	if (!r->rotating) {
+		fprintf(r->err, "stackid: %s: what was written before the "
+			"error is kept, as a capture\n", r->out_name);
+		return;
+	}
+	if (capdir_close(&r->cd) == 0)
+		fprintf(r->err, "stackid: %s: what was written before the "
+			"error is kept, as a capture (%" PRIu64 " bytes)\n",
+			r->cd.final, r->cd.sizes[r->cd.n - 1]);
+}
+
+void rec_file_free(struct rec *r)
+{
+	sb_free(&r->pend);
+	sb_free(&r->pre);
+	replay_free(&r->rp);
 }

@@ -114,6 +114,15 @@ void rec_print_stats(struct rec *r, const struct stackid_stats *st)
 		"records written", r->records, r->samples, r->paths, r->nbids);
 	fprintf(r->err, "  %-24s %12" PRIu64 "  (%s)\n", "bytes written",
 		r->bytes, r->out_name);
+	if (r->skips) {
+		fprintf(r->err, "  %-24s %12" PRIu64 "  (%" PRIu64 " times: "
+			"data that was not records, skipped; marked in the "
+			"capture", "bytes skipped", r->skipped, r->skips);
+		if (r->skips_module)
+			fprintf(r->err, "; %" PRIu64 " of them by the module, "
+				"bytes not known", r->skips_module);
+		fprintf(r->err, ")\n");
+	}
 	if (!r->rotating)
 		return;
 	fprintf(r->err, "  %-24s %12" PRIu64 "  (%u in %s now)\n",
@@ -121,7 +130,15 @@ void rec_print_stats(struct rec *r, const struct stackid_stats *st)
 	if (r->cd.deleted)
 		fprintf(r->err, "  %-24s %12" PRIu64 "  (oldest first, to "
 			"keep the bound)\n", "files deleted", r->cd.deleted);
+	if (r->cd.undeletable)
+		fprintf(r->err, "  %-24s %12" PRIu64 "  (could not be deleted: "
+			"their bytes still count)\n", "files not deleted",
+			r->cd.undeletable);
 	if (r->lost)
 		fprintf(r->err, "  %-24s %12" PRIu64 "  (no room under "
 			"--max-size)\n", "records lost", r->lost);
+	if (r->rp.not_kept)
+		fprintf(r->err, "  %-24s %12" PRIu64 "  (path and cgroup records "
+			"beyond %u MiB: later files do not name them)\n",
+			"paths not kept", r->rp.not_kept, REPLAY_KEEP_MAX >> 20);
 }

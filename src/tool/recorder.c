@@ -20,15 +20,19 @@
  * the device is drained into the open file, which is then closed with
  * its END record and renamed (capdir.c); the next one starts at once, so
  * no record falls between two files, and the counters' deltas of all
- * files add up to the run's totals. The module writes a build-id's path
- * record and a cgroup's record once per enable, and a ring's build-id
- * and kernel symbol table records once per epoch, so every path and
- * cgroup record seen is kept, the rings' tables are kept (bidtab.c), and
- * all are written again at the start of each new file: each file decodes
- * and symbolizes alone. The
- * disk bound is kept before each write (capdir_room()); when even
- * deleting every older file is not enough, the open file is closed early,
- * and records that still do not fit are counted as lost.
+ * files add up to the run's totals. Each file holds, before each sample,
+ * the table, path and cgroup records that sample needs and the file does
+ * not hold yet (rec_replay.c): each file decodes and symbolizes alone.
+ * The disk bound is kept before each record is written (capdir_room()),
+ * those records included; when even deleting every older file is not
+ * enough, the open file is closed early, and a record that does not fit
+ * an empty file either is counted as lost.
+ *
+ * Nothing is lost silently: ring data that is not records (a reader
+ * wrote into its mapping) is skipped up to the kernel's head, a record
+ * that fails its check is skipped, both counted and marked in the
+ * capture, and recording goes on. An error stops the recording, and the
+ * file being written is kept as a capture of what was written whole.
  */
 #define _GNU_SOURCE	/* ppoll */
 #include <errno.h>
@@ -39,7 +43,6 @@
 #include <unistd.h>
 
 #include "record.h"
-#include "bidtab.h"
 #include "tool.h"
 #include "capdir.h"
 #include "rec.h"
@@ -162,11 +165,18 @@ int record_run(const struct record_opts *o, const struct sysops *ops,
 		.status = o->status < 0 ? isatty(fileno(err)) : o->status,
 		.rotating = o->dir != NULL,
 		.readlen = READ_BUF,
-		.cd = { .fd = -1 },
+		.cd = { .fd = -1, .dfd = -1 },
 	};
 	double secs;
 	int ret, i;
 
+	if (o->dir && o->max_size && o->max_size < REC_MAX_SIZE_MIN) {
+		fprintf(err, "stackid: --max-size %" PRIu64 " is too small: a "
+			"file needs %zu bytes for its header, its INFO and END "
+			"records and the largest record\n", o->max_size,
+			(size_t)REC_MAX_SIZE_MIN);
+		return EXIT_USAGE;
+	}
 	ret = rec_dev_open(&r);
 	if (ret)
 		return ret;
@@ -215,6 +225,8 @@ int record_run(const struct record_opts *o, const struct sysops *ops,
 	}
 	if (!ret)
 		ret = rec_end_file(&r, &st);
+	if (ret)
+		rec_keep_on_error(&r);
 	secs = (now_ns() - r.start) / 1e9;
 	if (r.out >= 0 && r.out != STDOUT_FILENO && !r.rotating &&
 	    close(r.out) < 0 && !ret)
@@ -230,12 +242,10 @@ int record_run(const struct record_opts *o, const struct sysops *ops,
 	}
 out:
 	rec_unmap_rings(&r);
-	bidtab_free(&r.bids);
 	if (r.out >= 0 && r.out != STDOUT_FILENO && !r.rotating)
 		close(r.out);
 	capdir_free(&r.cd);
-	intern_free(&r.seen);
-	sb_free(&r.replay);
+	rec_file_free(&r);
 	ops->close(r.fd);
 	free(r.buf);
 	return ret;

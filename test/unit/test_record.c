@@ -9,7 +9,9 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -17,11 +19,15 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "record.h"
 #include "tool/tool.h"
 #include "tool/recorder.h"
+#include "tool/rec.h"
+#include "tool/capdir.h"
 #include "tool/report.h"
 #include "report/capgen.h"
 #include "tool/bidtab.h"
@@ -60,13 +66,24 @@ static struct fake {
 	bool cgroup_dir;	/* ... was an open directory then */
 	size_t bursts[4];	/* set: each poll releases up to the next */
 	int nbursts, burst_i;
+	size_t eio_at;		/* read() fails once with EIO here (+1) */
+	bool eio_done;
+	/* a mapped ring (fake_ring_ops): ring 0 of one, fed by ppoll */
+	struct stackid_ring_ctl *ctl;
+	unsigned char *rdata;
+	size_t ring_pos;	/* bytes of live put in the ring */
+	size_t garbage_at;	/* put 48 bytes of garbage here (+1) */
+	bool garbage_done;
 } fk;
+
+#define FAKE_RING_SIZE	(1 << 16)
 
 static void fake_reset(void)
 {
 	cg_free(&fk.stale);
 	cg_free(&fk.live);
 	cg_free(&fk.late);
+	free(fk.ctl);
 	memset(&fk, 0, sizeof(fk));
 	fk.version = STACKID_ABI_VERSION;
 	fk.max_hz = 100000;
@@ -122,6 +139,49 @@ static uint64_t dir_bytes(const char *dir)
 	return n;
 }
 
+/*
+ * The mapped ring: live records released so far go in while they fit,
+ * published by head; garbage_at puts 48 bytes that are no record (a
+ * header of size 5) there instead, alone, as a reader writing into its
+ * mapping would leave them.
+ */
+static void ring_feed(void)
+{
+	struct stackid_record_hdr h;
+	uint64_t head;
+	size_t i;
+
+	if (!fk.ctl)
+		return;
+	head = fk.ctl->head;
+	if (fk.garbage_at && !fk.garbage_done &&
+	    fk.ring_pos == fk.garbage_at - 1 && fk.ring_pos < fk.released) {
+		if (FAKE_RING_SIZE - (head - fk.ctl->tail) < 48)
+			return;
+		for (i = 0; i < 48; i++)
+			fk.rdata[(head + i) % FAKE_RING_SIZE] = 0xa5;
+		memcpy(&h, &(struct stackid_record_hdr){ 5, 1, 2 }, sizeof(h));
+		memcpy(fk.rdata + head % FAKE_RING_SIZE, &h, sizeof(h));
+		__atomic_store_n(&fk.ctl->head, head + 48, __ATOMIC_RELEASE);
+		fk.garbage_done = true;
+		return;
+	}
+	while (fk.ring_pos < fk.released) {
+		memcpy(&h, fk.live.buf + fk.ring_pos, sizeof(h));
+		if (FAKE_RING_SIZE - (head - fk.ctl->tail) < h.size)
+			break;
+		for (i = 0; i < h.size; i++)
+			fk.rdata[(head + i) % FAKE_RING_SIZE] =
+				fk.live.buf[fk.ring_pos + i];
+		head += h.size;
+		fk.ring_pos += h.size;
+		if (fk.garbage_at && !fk.garbage_done &&
+		    fk.ring_pos == fk.garbage_at - 1)
+			break;
+	}
+	__atomic_store_n(&fk.ctl->head, head, __ATOMIC_RELEASE);
+}
+
 static int fake_ioctl(int fd, unsigned long req, void *arg)
 {
 	if (fd != FAKE_FD)
@@ -162,7 +222,21 @@ static int fake_ioctl(int fd, unsigned long req, void *arg)
 		fk.enabled = false;
 		fk.disabled = true;
 		fk.released = fk.live.len;
+		ring_feed();
+		ring_feed();
+		ring_feed();	/* past garbage */
 		return 0;
+	case STACKID_IOC_GET_RING_INFO: {
+		struct stackid_ring_info *ri = arg;
+
+		if (!fk.ctl)
+			return errno = ENOTTY, -1;
+		memset(ri, 0, sizeof(*ri));
+		ri->nr_rings = 1;
+		ri->data_size = FAKE_RING_SIZE;
+		ri->page_size = 4096;
+		return 0;
+	}
 	case STACKID_IOC_GET_STATS: {
 		struct stackid_stats *st = arg;
 
@@ -211,6 +285,11 @@ static ssize_t fake_read(int fd, void *buf, size_t len)
 {
 	if (fd != FAKE_FD)
 		return errno = EBADF, -1;
+	if (fk.eio_at && !fk.eio_done && fk.live_pos == fk.eio_at - 1 &&
+	    fk.live_pos < fk.released) {
+		fk.eio_done = true;
+		return errno = EIO, -1;
+	}
 	if (fk.stale_pos < fk.stale.len)
 		return take(&fk.stale, &fk.stale_pos, fk.stale.len, buf, len);
 	if (fk.live_pos < fk.released)
@@ -259,8 +338,15 @@ static int fake_ppoll(struct pollfd *fds, nfds_t n, const struct timespec *t,
 		memcpy(&h, fk.live.buf + fk.released, sizeof(h));
 		fk.released += h.size;
 	}
-	if (fk.live_pos < fk.released || (fk.read_errno &&
-					  fk.live_pos == fk.live.len)) {
+	if (fk.ctl) {
+		ring_feed();
+		if (__atomic_load_n(&fk.ctl->head, __ATOMIC_ACQUIRE) !=
+		    fk.ctl->tail) {
+			fds[0].revents = POLLIN;
+			return 1;
+		}
+	} else if (fk.live_pos < fk.released || (fk.read_errno &&
+						 fk.live_pos == fk.live.len)) {
 		fds[0].revents = POLLIN;
 		return 1;
 	}
@@ -286,6 +372,45 @@ static const struct sysops fake_ops = {
 	.close = fake_close,
 };
 
+static void *fake_mmap(void *addr, size_t len, int prot, int flags, int fd,
+		       off_t off)
+{
+	(void)addr;
+	if (fd != FAKE_FD || !fk.ctl || len != 4096 + FAKE_RING_SIZE ||
+	    prot != (PROT_READ | PROT_WRITE) || !(flags & MAP_SHARED))
+		return errno = EINVAL, MAP_FAILED;
+	if (off)
+		return errno = ENXIO, MAP_FAILED;
+	return fk.ctl;
+}
+
+static int fake_munmap(void *addr, size_t len)
+{
+	(void)addr;
+	(void)len;
+	return 0;
+}
+
+/* The same device with one ring that can be mapped. */
+static const struct sysops fake_ring_ops = {
+	.open = fake_open,
+	.ioctl = fake_ioctl,
+	.read = fake_read,
+	.ppoll = fake_ppoll,
+	.close = fake_close,
+	.mmap = fake_mmap,
+	.munmap = fake_munmap,
+};
+
+static void fake_ring(void)
+{
+	fk.ctl = aligned_alloc(4096, 4096 + FAKE_RING_SIZE);
+	memset(fk.ctl, 0, 4096 + FAKE_RING_SIZE);
+	fk.ctl->data_size = FAKE_RING_SIZE;
+	fk.ctl->data_offset = 4096;
+	fk.rdata = (unsigned char *)fk.ctl + 4096;
+}
+
 struct run {
 	int status;
 	char *err;
@@ -307,7 +432,7 @@ static void run(struct record_opts *o, struct run *r)
 	if (!o->out)
 		o->out = capfile;
 	clock_gettime(CLOCK_MONOTONIC, &a);
-	r->status = record_run(o, &fake_ops, err);
+	r->status = record_run(o, fk.ctl ? &fake_ring_ops : &fake_ops, err);
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	fclose(err);
 	r->secs = (b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9;
@@ -685,6 +810,205 @@ static void test_io_errors(void)
 	run_free(&r);
 }
 
+static void rotate_data(void);
+
+/* CAPTURE_REC_SKIPPED records of @cap: how many, and their bytes. */
+static int skip_records(const unsigned char *cap, size_t len,
+			uint64_t *bytes, uint32_t *ring, uint32_t *flags)
+{
+	struct capture *c = malloc(sizeof(*c));
+	const void *rec;
+	uint64_t off;
+	int n = 0;
+
+	*bytes = 0;
+	if (!capture_open_mem(c, cap, len, "rec"))
+		while (capture_next(c, &rec, &off) > 0) {
+			const struct capture_skipped *k = rec;
+
+			if (k->hdr.type != CAPTURE_REC_SKIPPED)
+				continue;
+			n++;
+			*bytes += k->bytes;
+			*ring = k->ring;
+			*flags = k->flags;
+		}
+	capture_close(c);
+	free(c);
+	return n;
+}
+
+/* The capture in @r reads back clean (report, folded). */
+static bool reads_back(const struct run *r)
+{
+	struct report_opts ro = { .format = FORMAT_FOLDED };
+	struct capture *c = malloc(sizeof(*c));
+	FILE *dn = fopen("/dev/null", "w");
+	int st = capture_open_mem(c, r->cap, r->caplen, "rec");
+
+	if (!st)
+		st = report_run(c, &ro, dn, dn);
+	fclose(dn);
+	capture_close(c);
+	free(c);
+	return st == 0;
+}
+
+/* 40 samples of one frame each, on ring 0. */
+static void forty_samples(void)
+{
+	static const unsigned char id[20] = { 0x40 };
+	struct cg_frame f = cg_valid(id, 20, 0x100);
+	int i;
+
+	cg_path(&fk.live, id, 20, "/usr/bin/forty");
+	for (i = 0; i < 40; i++)
+		cg_sample(&fk.live, 1000 + i, 0, 10, 10, "forty",
+			  STACKID_SF_USER, 1, &f);
+}
+
+/*
+ * Data that is not records (issue 18: a reader wrote into its mapping),
+ * and records that fail their check: skipped, counted, said in the
+ * capture, and the recording goes on.
+ */
+static void test_skip(void)
+{
+	struct record_opts o = { .duration_ns = 60000000000ULL };
+	struct cg_frame bad = cg_ip(0x10, STACKID_IP_NO_VMA);
+	uint64_t bytes;
+	uint32_t ring = 0, flags = 0;
+	size_t at;
+	int n;
+	struct run r;
+
+	/* a mapped ring: 48 bytes of garbage after the 10th record */
+	fake_reset();
+	fake_ring();
+	forty_samples();
+	{
+		struct stackid_record_hdr h;
+		size_t off = 0;
+		int k;
+
+		for (k = 0; k < 10; k++) {
+			memcpy(&h, fk.live.buf + off, sizeof(h));
+			off += h.size;
+		}
+		fk.garbage_at = off + 1;
+	}
+	fk.sigint_at = 100;
+	run(&o, &r);
+	n = skip_records(r.cap, r.caplen, &bytes, &ring, &flags);
+	tap_ok(r.status == 0 && strstr(r.err, "(40 samples,") &&
+	       strstr(r.err, "ring 0: ring data that is not a record: 48 "
+		      "bytes skipped; recording goes on") &&
+	       strstr(r.err, "  bytes skipped                      48  (1 "
+		      "times"), "a mapped ring with 48 bytes that are no "
+	       "record: skipped to the head, all 40 samples recorded, "
+	       "exit %d", r.status);
+	tap_ok(n == 1 && bytes == 48 && ring == 0 && !flags && reads_back(&r),
+	       "... said in the capture (a SKIPPED record: ring 0, 48 "
+	       "bytes), which reads back clean");
+	run_free(&r);
+
+	/* read(): EIO once, the module having skipped such data */
+	fake_reset();
+	forty_samples();
+	{
+		struct stackid_record_hdr h;
+
+		memcpy(&h, fk.live.buf, sizeof(h));
+		fk.eio_at = h.size + 1;
+	}
+	fk.sigint_at = 100;
+	run(&o, &r);
+	n = skip_records(r.cap, r.caplen, &bytes, &ring, &flags);
+	tap_ok(r.status == 0 && strstr(r.err, "(40 samples,") &&
+	       strstr(r.err, "the module skipped the data; recording goes "
+		      "on") && n == 1 && !bytes &&
+	       ring == CAPTURE_SKIP_NO_RING &&
+	       flags == CAPTURE_SKIP_BY_MODULE && reads_back(&r),
+	       "read() fails once with EIO: counted, marked in the capture, "
+	       "recording goes on (exit %d)", r.status);
+	run_free(&r);
+
+	/* a sample whose frame status is nonsense, among good ones */
+	fake_reset();
+	forty_samples();
+	at = cg_sample(&fk.live, 2000, 0, 10, 10, "bad", 0, 1, &bad);
+	fk.live.buf[at + sizeof(struct stackid_sample) +
+		    offsetof(struct stackid_frame, status)] = 77;
+	forty_samples();
+	fk.sigint_at = 200;
+	run(&o, &r);
+	n = skip_records(r.cap, r.caplen, &bytes, &ring, &flags);
+	tap_ok(r.status == 0 && strstr(r.err, "(80 samples,") && n == 1 &&
+	       bytes == sizeof(struct stackid_sample) +
+			sizeof(struct stackid_frame) &&
+	       strstr(r.err, "bad frame status") && reads_back(&r),
+	       "a record that fails its check is skipped alone (%" PRIu64
+	       " bytes), the 80 others kept, the capture reads back",
+	       bytes);
+	run_free(&r);
+}
+
+/* -o and rotated captures: 0600 whatever the umask. */
+static void test_modes(void)
+{
+	char dir[] = "/tmp/stackid-mode.XXXXXX", path[600], rm[600];
+	struct record_opts o = { .duration_ns = 1000000 };
+	struct stat st;
+	mode_t old = umask(0);
+	struct run r;
+	DIR *dp;
+	struct dirent *e;
+	bool all = true;
+	int n = 0, fd;
+
+	fake_reset();
+	run(&o, &r);
+	tap_ok(r.status == 0 && !stat(capfile, &st) &&
+	       (st.st_mode & 0777) == 0600, "-o: the capture is 0600 under "
+	       "umask 0 (%o)", st.st_mode & 0777);
+	run_free(&r);
+	unlink(capfile);
+	fd = open(capfile, O_WRONLY | O_CREAT, 0644);
+	if (fd >= 0)
+		close(fd);
+	chmod(capfile, 0644);
+	fake_reset();
+	run(&o, &r);
+	tap_ok(r.status == 0 && !stat(capfile, &st) &&
+	       (st.st_mode & 0777) == 0600, "-o over an existing 0644 file "
+	       "of ours: made 0600 (%o)", st.st_mode & 0777);
+	run_free(&r);
+	if (mkdtemp(dir)) {
+		rotate_data();
+		o.dir = dir;
+		o.rotate_ns = 100000000;
+		o.duration_ns = 300000000;
+		run(&o, &r);
+		dp = opendir(dir);
+		while (dp && (e = readdir(dp))) {
+			if (e->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+			all &= !stat(path, &st) && (st.st_mode & 0777) == 0600;
+			n++;
+		}
+		if (dp)
+			closedir(dp);
+		tap_ok(r.status == 0 && n > 0 && all, "--rotate: %d files, "
+		       "all 0600 under umask 0", n);
+		run_free(&r);
+		snprintf(rm, sizeof(rm), "rm -rf '%s'", dir);
+		if (system(rm))
+			printf("# %s failed\n", rm);
+	}
+	umask(old);
+}
+
 /* One file of a continuous recording, as the test reads it. */
 struct cfile {
 	char name[256];
@@ -913,6 +1237,440 @@ static void test_rotate(void)
 		printf("# %s failed\n", rm);
 }
 
+/* A raw record into @g. */
+static void raw(struct capgen *g, const void *rec)
+{
+	const struct stackid_record_hdr *h = rec;
+
+	memcpy(cg_room(g, h->size), rec, h->size);
+}
+
+/*
+ * Whether every sample of capture file @p reads alone: each valid frame's
+ * index defined in its ring and its build-id named by a path record of
+ * the file. *@samples counted.
+ */
+static bool reads_alone(const char *p, uint64_t *samples)
+{
+	struct capture *c = malloc(sizeof(*c));
+	struct bidtab bids = { 0 };
+	struct intern named = { 0 };
+	const struct stackid_record_hdr *h;
+	const void *rec;
+	uint64_t off;
+	bool ok = true;
+	int st;
+	unsigned int i;
+
+	*samples = 0;
+	st = capture_open(c, p) ? -1 : 1;
+	while (st > 0 && (st = capture_next(c, &rec, &off)) > 0) {
+		h = rec;
+		if (h->type == STACKID_REC_BUILD_ID_PATH) {
+			const struct stackid_build_id_path *bp = rec;
+
+			intern_bytes(&named, bp->build_id, bp->build_id_len);
+		} else if (bidtab_take(&bids, h)) {
+			continue;
+		} else if (h->type == STACKID_REC_SAMPLE) {
+			const struct stackid_sample *s = rec;
+
+			(*samples)++;
+			for (i = 0; i < s->nr_frames; i++) {
+				const struct bidtab_entry *e;
+
+				if (s->frames[i].status != STACKID_FRAME_VALID)
+					continue;
+				e = bidtab_get(&bids, s->ring,
+					       s->frames[i].bid);
+				if (!e || intern_find(&named, e->id,
+						      e->len) < 0)
+					ok = false;
+			}
+		}
+	}
+	bidtab_free(&bids);
+	intern_free(&named);
+	capture_close(c);
+	free(c);
+	return ok && st == 0;
+}
+
+/*
+ * --max-size against the tables of many rings (issue 19, 6): 8 rings of
+ * 250 build-ids each, all named, then 400 samples over them, under a
+ * 64 KiB bound. A file holds what its samples need, within the bound.
+ */
+static void test_max_size_replay(void)
+{
+	char dir[] = "/tmp/stackid-msz.XXXXXX", rm[600], path[600];
+	struct record_opts o = {
+		.duration_ns = 60000000000ULL, .rotate_ns = 60000000000ULL,
+		.max_size = 65536,
+	};
+	static struct cfile cf[64];
+	uint64_t samples, in_files = 0, biggest = 0;
+	unsigned int ring, i;
+	bool alone = true;
+	int n, tmps, k;
+	struct run r;
+
+	if (!tap_ok(mkdtemp(dir) != NULL, "--max-size replay: temporary "
+		    "directory"))
+		return;
+	fake_reset();
+	fk.live.abi = 2;
+	for (ring = 0; ring < 8; ring++) {
+		struct stackid_epoch e = {
+			.hdr = { sizeof(e), STACKID_REC_EPOCH,
+				 STACKID_ABI_MAJOR },
+			.ring = ring,
+		};
+
+		raw(&fk.live, &e);
+		for (i = 1; i <= 250; i++) {
+			struct stackid_build_id b = {
+				.hdr = { sizeof(b), STACKID_REC_BUILD_ID,
+					 STACKID_ABI_MAJOR },
+				.ring = ring, .index = i, .build_id_len = 20,
+				.build_id = { 0xb0, ring, i, i >> 8 },
+			};
+			char name[64];
+
+			raw(&fk.live, &b);
+			snprintf(name, sizeof(name), "/usr/lib/lib%u-%u.so",
+				 ring, i);
+			cg_path(&fk.live, b.build_id, 20, name);
+		}
+	}
+	for (i = 0; i < 400; i++) {
+		struct {
+			struct stackid_sample s;
+			struct stackid_frame f[2];
+		} x = {
+			.s = {
+				.hdr = { sizeof(x), STACKID_REC_SAMPLE,
+					 STACKID_ABI_MAJOR },
+				.flags = STACKID_SF_USER, .cpu = i % 8,
+				.tgid = 10, .tid = 10, .time_ns = 1000 + i,
+				.comm = "msz", .nr_frames = 2, .ring = i % 8,
+			},
+			.f = {
+				{ .addr = 0x10, .bid = 1 + (i * 7) % 250,
+				  .status = STACKID_FRAME_VALID },
+				{ .addr = 0x20, .bid = 1 + (i * 13) % 250,
+				  .status = STACKID_FRAME_VALID },
+			},
+		};
+
+		raw(&fk.live, &x);
+	}
+	fk.bursts[0] = fk.live.len;
+	fk.nbursts = 1;
+	fk.sigint_at = 20;
+	o.dir = dir;
+	fk.watch = dir;
+	run(&o, &r);
+	n = list_dir(dir, cf, 64, &tmps);
+	for (k = 0; k < n; k++) {
+		snprintf(path, sizeof(path), "%s/%.255s", dir, cf[k].name);
+		alone &= reads_alone(path, &samples);
+		in_files += samples;
+		if (cf[k].size > biggest)
+			biggest = cf[k].size;
+	}
+	tap_ok(r.status == 0 && strstr(r.err, "(400 samples,") &&
+	       !strstr(r.err, "records lost") && n > 0 && in_files > 0 &&
+	       biggest <= o.max_size && fk.watch_max <= o.max_size,
+	       "--max-size 64K, 8 rings x 250 build-ids: all 400 samples "
+	       "written, none lost, %d files of at most %" PRIu64 " bytes "
+	       "(%" PRIu64 " samples in those kept)", n, biggest, in_files);
+	tap_ok(alone && n > 0, "each file kept names and defines every "
+	       "build-id its samples use, and reads clean");
+	run_free(&r);
+
+	/* a bound that cannot hold a file's own records: refused */
+	fake_reset();
+	o.max_size = REC_MAX_SIZE_MIN - 8;
+	run(&o, &r);
+	tap_ok(r.status == EXIT_USAGE && strstr(r.err, "is too small") &&
+	       !fk.enabled && !fk.nlog, "--max-size below %zu: refused at "
+	       "start (%.*s)", (size_t)REC_MAX_SIZE_MIN, LINE(r.err));
+	run_free(&r);
+	snprintf(rm, sizeof(rm), "rm -rf '%s'", dir);
+	if (system(rm))
+		printf("# %s failed\n", rm);
+}
+
+/*
+ * An error in continuous mode (issue 19, 7): a file size limit stands
+ * for a full disk. The file being written is kept as a capture of its
+ * whole records, under its final name, and named; exit 2.
+ */
+static void test_rotate_error(void)
+{
+	char dir[] = "/tmp/stackid-err.XXXXXX", rm[600], path[600];
+	struct record_opts o = {
+		.duration_ns = 60000000000ULL, .rotate_ns = 60000000000ULL,
+	};
+	struct rlimit rl, old;
+	static struct cfile cf[8];
+	uint64_t samples = 0;
+	int n, tmps;
+	struct run r;
+
+	if (!tap_ok(mkdtemp(dir) != NULL, "error: temporary directory"))
+		return;
+	rotate_data();
+	fk.pace_ns = 0;
+	fk.sigint_at = 1000;
+	o.dir = dir;
+	signal(SIGXFSZ, SIG_IGN);
+	getrlimit(RLIMIT_FSIZE, &old);
+	rl = old;
+	rl.rlim_cur = 8000;
+	setrlimit(RLIMIT_FSIZE, &rl);
+	run(&o, &r);
+	setrlimit(RLIMIT_FSIZE, &old);
+	signal(SIGXFSZ, SIG_DFL);
+	n = list_dir(dir, cf, 8, &tmps);
+	if (n == 1) {
+		snprintf(path, sizeof(path), "%s/%.255s", dir, cf[0].name);
+		reads_alone(path, &samples);
+	}
+	tap_ok(r.status == EXIT_SYSTEM && strstr(r.err, "File too large") &&
+	       n == 1 && !tmps && cf[0].clean && cf[0].info &&
+	       samples > 10 && cf[0].size <= 8000 &&
+	       strstr(r.err, cf[0].name) && strstr(r.err, "is kept"),
+	       "a write fails (file size limit): exit 2, the file kept as "
+	       "a capture of its whole records (%d file, %" PRIu64 " samples, "
+	       "%" PRIu64 " bytes; END if it fits: %s), named", n, samples,
+	       n ? cf[0].size : 0, cf[0].end ? "yes" : "no");
+	run_free(&r);
+	snprintf(rm, sizeof(rm), "rm -rf '%s'", dir);
+	if (system(rm))
+		printf("# %s failed\n", rm);
+}
+
+/* fsync()s seen by capdir: of a directory or a file, and when. */
+static struct {
+	const char *final;	/* set: whether it exists at each fsync */
+	int n, file_before, dir_after, order_bad;
+} fsyncs;
+
+static int spy_fsync(int fd)
+{
+	struct stat st;
+	bool exists;
+
+	if (fstat(fd, &st))
+		return -1;
+	exists = fsyncs.final && !access(fsyncs.final, F_OK);
+	fsyncs.n++;
+	if (S_ISDIR(st.st_mode) && exists)
+		fsyncs.dir_after++;
+	else if (S_ISREG(st.st_mode) && !exists)
+		fsyncs.file_before++;
+	else
+		fsyncs.order_bad++;
+	return fsync(fd);
+}
+
+static size_t file_size(const char *p)
+{
+	struct stat st;
+
+	return stat(p, &st) ? 0 : st.st_size;
+}
+
+/* A file of @n bytes (or @data) at @dir/@name. */
+static void put_file(const char *dir, const char *name, const void *data,
+		     size_t n)
+{
+	char p[600];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	f = fopen(p, "w");
+	if (!f)
+		return;
+	if (data)
+		fwrite(data, 1, n, f);
+	else
+		while (n--)
+			fputc('x', f);
+	fclose(f);
+}
+
+/*
+ * The capture directory (issue 19, 8, 11, 14): its owner and mode, a
+ * planted symbolic link, syncs after rename, a temporary left by a run
+ * that died, and a file that cannot be deleted.
+ */
+static void test_capdir(void)
+{
+	char dir[] = "/tmp/stackid-cd.XXXXXX", rm[600], p[600], q[600];
+	static const char secret[] = "not to be overwritten";
+	struct capdir d;
+	struct run r;
+	char *err = NULL, buf[64] = "";
+	size_t elen, hl = sizeof(struct capture_hdr);
+	FILE *fe;
+	int ret, fd;
+
+	if (!tap_ok(mkdtemp(dir) != NULL, "capdir: temporary directory"))
+		return;
+	fe = open_memstream(&err, &elen);
+
+	/* a symbolic link planted under the temporary's name */
+	snprintf(q, sizeof(q), "%s.target", dir);
+	put_file("/tmp", strrchr(q, '/') + 1, secret, sizeof(secret));
+	snprintf(p, sizeof(p), "%s/.stackid-20240101T000000.000000Z.cap.tmp",
+		 dir);
+	ret = capdir_init(&d, dir, 0, 0, fe);
+	if (symlink(q, p))
+		printf("# symlink: %s\n", strerror(errno));
+	if (!ret)
+		ret = capdir_create(&d, 1704067200000000000ULL);
+	if (!ret && write(d.fd, "captured", 8) != 8)
+		ret = -1;
+	if (!ret)
+		ret = capdir_close(&d);
+	capdir_free(&d);
+	fd = open(q, O_RDONLY);
+	if (fd >= 0) {
+		if (read(fd, buf, sizeof(buf) - 1) < 0)
+			buf[0] = 0;
+		close(fd);
+	}
+	tap_ok(ret == 0 && !strcmp(buf, secret), "a symbolic link planted "
+	       "where the temporary would be: not followed, its target "
+	       "intact ('%s')", buf);
+	unlink(q);
+	unlink(p);
+
+	/* the directory: others' or writable by others, refused */
+	chmod(dir, 0777);
+	ret = capdir_init(&d, dir, 0, 0, fe);
+	capdir_free(&d);
+	chmod(dir, 01777);
+	tap_ok(ret == EXIT_SYSTEM && capdir_init(&d, dir, 0, 0, fe) == 0,
+	       "a directory writable by others: refused; sticky: accepted");
+	capdir_free(&d);
+	chmod(dir, 0700);
+	if (!chown(dir, 4242, 4242)) {
+		ret = capdir_init(&d, dir, 0, 0, fe);
+		capdir_free(&d);
+		tap_ok(ret == EXIT_SYSTEM, "a directory of another user "
+		       "(uid 4242): refused");
+		if (chown(dir, geteuid(), getegid()))
+			printf("# chown back failed\n");
+	} else {
+		tap_ok(1, "# SKIP chown: %s", strerror(errno));
+	}
+
+	/* the file, then the directory after the rename */
+	memset(&fsyncs, 0, sizeof(fsyncs));
+	capdir_fsync = spy_fsync;
+	ret = capdir_init(&d, dir, 0, 0, fe);
+	if (!ret)
+		ret = capdir_create(&d, 1704067201000000000ULL);
+	fsyncs.final = d.final;
+	if (!ret && write(d.fd, "captured", 8) != 8)
+		ret = -1;
+	if (!ret)
+		ret = capdir_close(&d);
+	capdir_fsync = fsync;
+	tap_ok(ret == 0 && fsyncs.file_before == 1 && fsyncs.dir_after == 1 &&
+	       !fsyncs.order_bad, "close: the file synced before the rename, "
+	       "the directory after it");
+	capdir_free(&d);
+	snprintf(rm, sizeof(rm), "rm -rf '%s'/* '%s'/.s*", dir, dir);
+	if (system(rm))
+		printf("# %s failed\n", rm);
+
+	/*
+	 * temporaries of a run that died: a whole capture, one cut in a
+	 * record, one with no record
+	 */
+	fake_reset();
+	forty_samples();
+	fk.sigint_at = 100;
+	{
+		struct record_opts o = { .duration_ns = 60000000000ULL };
+
+		run(&o, &r);
+	}
+	put_file(dir, ".stackid-20240101T000002.000000Z.cap.tmp", r.cap,
+		 r.caplen);
+	put_file(dir, ".stackid-20240101T000003.000000Z.cap.1234abcd.tmp",
+		 r.cap, r.caplen - sizeof(struct capture_end) - 100);
+	put_file(dir, ".stackid-20240101T000004.000000Z.cap.5678abcd.tmp",
+		 r.cap, hl + 40);
+	ret = capdir_init(&d, dir, 0, 0, fe);
+	capdir_free(&d);
+	{
+		uint64_t s2 = 0, s3 = 0;
+		bool a2, a3;
+		char p3[600];
+
+		snprintf(p, sizeof(p), "%s/stackid-20240101T000002.000000Z.cap",
+			 dir);
+		snprintf(p3, sizeof(p3),
+			 "%s/stackid-20240101T000003.000000Z.cap", dir);
+		a2 = reads_alone(p, &s2);
+		a3 = reads_alone(p3, &s3);
+		tap_ok(ret == 0 && file_size(p) == r.caplen && a2 && s2 == 40,
+		       "a whole capture left as a temporary: recovered under "
+		       "its final name, not deleted (%" PRIu64 " samples)",
+		       s2);
+		tap_ok(a3 && s3 > 30 && s3 < 40 &&
+		       file_size(p3) <= r.caplen - sizeof(struct capture_end) -
+					 100,
+		       "one cut inside a record: its whole records kept "
+		       "(%" PRIu64 " samples), and it reads clean", s3);
+		snprintf(p, sizeof(p), "%s/stackid-20240101T000004.000000Z.cap",
+			 dir);
+		snprintf(q, sizeof(q),
+			 "%s/.stackid-20240101T000004.000000Z.cap.5678abcd.tmp",
+			 dir);
+		tap_ok(access(p, F_OK) && access(q, F_OK),
+		       "one with no record: deleted");
+	}
+	run_free(&r);
+	snprintf(rm, sizeof(rm), "rm -rf '%s'/* '%s'/.s*", dir, dir);
+	if (system(rm))
+		printf("# %s failed\n", rm);
+
+	/* the oldest file cannot be deleted: its bytes still count */
+	put_file(dir, "stackid-20240101T000005.000000Z.cap", NULL, 1000);
+	put_file(dir, "stackid-20240101T000006.000000Z.cap", NULL, 1000);
+	ret = capdir_init(&d, dir, 0, 2500, fe);
+	snprintf(p, sizeof(p), "%s/stackid-20240101T000005.000000Z.cap", dir);
+	snprintf(q, sizeof(q), "%s/stackid-20240101T000006.000000Z.cap", dir);
+	unlink(p);
+	mkdir(p, 0700);		/* unlink() now fails: EISDIR */
+	put_file(p, "x", NULL, 1);
+	{
+		bool room = !ret && capdir_room(&d, 1000);
+
+		tap_ok(room && d.closed_bytes == 1000 && d.deleted == 1 &&
+		       d.undeletable == 1 && access(q, F_OK),
+		       "an oldest file that cannot be deleted still counts: "
+		       "the next one is deleted for room (%" PRIu64
+		       " bytes counted, %" PRIu64 " deleted)", d.closed_bytes,
+		       d.deleted);
+	}
+	capdir_free(&d);
+	fclose(fe);
+	if (getenv("VERBOSE"))
+		printf("# %s", err);
+	free(err);
+	snprintf(rm, sizeof(rm), "rm -rf '%s'", dir);
+	if (system(rm))
+		printf("# %s failed\n", rm);
+}
+
 /*
  * Report @path alone (text, no symbols): its status; *@samples, and how
  * many of them name their cgroup and all their kernel frames.
@@ -1031,7 +1789,6 @@ static void test_rotate_epoch(void)
 	struct cg_frame k = cg_kernel("vfs_read", NULL, 0x1a);
 	struct capgen g2 = { 0 };
 	static struct cfile cf[8];
-	size_t chunk2;
 	int n, tmps, st = -1, s = 0, named = 0;
 	struct run r;
 	char *out = NULL;
@@ -1042,6 +1799,27 @@ static void test_rotate_epoch(void)
 	fake_reset();
 	cg_sample_k(&fk.live, 1000, 0, 10, 10, "krot", STACKID_SF_KERNEL, 1,
 		    &k, 1, 0);
+	/*
+	 * then a path record that fills the first file to 8 bytes short of
+	 * the bound (the least there is), so that the next sample starts
+	 * the next file
+	 */
+	o.max_size = REC_MAX_SIZE_MIN;
+	{
+		static const unsigned char id[20] = { 0xee };
+		size_t want = (o.max_size - sizeof(struct capture_end) -
+			       sizeof(struct capture_hdr) -
+			       sizeof(struct capture_info) - fk.live.len - 8) &
+			      ~(size_t)7;
+		size_t len = want - sizeof(struct stackid_build_id_path) - 1;
+		char *fill = malloc(len + 1);
+
+		memset(fill, 'f', len);
+		fill[0] = '/';
+		fill[len] = 0;
+		cg_path(&fk.live, id, 20, fill);
+		free(fill);
+	}
 	fk.bursts[0] = fk.live.len;
 	/* one read: a sample of the old table, the epoch, the new table */
 	cg_sample_k(&fk.live, 1001, 0, 10, 10, "krot", STACKID_SF_KERNEL, 1,
@@ -1055,12 +1833,6 @@ static void test_rotate_epoch(void)
 	cg_free(&g2);
 	fk.bursts[1] = fk.live.len;
 	fk.nbursts = 2;
-	chunk2 = fk.bursts[1] - fk.bursts[0];
-	/* room for a new file with the tables and the read, not for both */
-	o.max_size = sizeof(struct capture_hdr) + sizeof(struct capture_info) +
-		     sizeof(struct stackid_epoch) +
-		     stackid_ksym_record_size(8, 0) + chunk2 +
-		     sizeof(struct capture_end) + 8;
 	o.dir = dir;
 	o.out = capfile;
 	run(&o, &r);
@@ -1112,6 +1884,11 @@ int main(void)
 	test_rotate();
 	test_rotate_kernel();
 	test_rotate_epoch();
+	test_skip();
+	test_modes();
+	test_max_size_replay();
+	test_rotate_error();
+	test_capdir();
 	unlink(capfile);
 	fake_reset();
 	return tap_done();
