@@ -7,8 +7,10 @@
 #   make user            also builds build/stackid
 #   make unit            also runs test_capture, test_report,
 #                        test_symbolize, test_record, pprof.sh,
-#                        flame-browser.js, push-test.js, debuginfod.sh,
-#                        units.sh
+#                        flame-browser.js, push-test.js, test_push,
+#                        pyroscope-test.js (a real Pyroscope server:
+#                        STACKID_PYROSCOPE=.../start.sh, else skipped),
+#                        debuginfod.sh, units.sh
 #   make fuzz            fuzz_capture, fuzz_symbolize and fuzz_elfnote,
 #                        FUZZ_TIME s each (make unit: a short run)
 #   make bench-report    records/s of report --format folded --no-symbols
@@ -117,11 +119,12 @@ TOOL_TCFLAGS := $(UCFLAGS) $(TOOL_CFLAGS) -Itest/unit \
 TOOL_TDEPS := $(TOOL_LIB_SRCS) $(TOOL_HDRS) test/unit/tap.h \
 	test/unit/report/capgen.h
 TOOL_UNIT := $(B)/test_capture $(B)/test_report $(B)/test_symbolize \
-	$(B)/test_record $(B)/test_hostile
+	$(B)/test_record $(B)/test_hostile $(B)/test_push
 UNIT_BINS += $(TOOL_UNIT) $(B)/stackid $(B)/mkcapture $(CHAIN_FIX)
 UNIT_RUNS += $(TOOL_UNIT) "sh test/unit/pprof.sh $(abspath $(B))" \
 	"node test/unit/flame-browser.js $(abspath $(B))" \
 	"node test/unit/push-test.js $(abspath $(B))" \
+	"node test/unit/pyroscope-test.js $(abspath $(B))" \
 	"sh test/unit/debuginfod.sh $(abspath $(B))" \
 	"sh test/unit/units.sh $(abspath $(B))"
 
@@ -138,6 +141,8 @@ $(B)/test_symbolize: test/unit/test_symbolize.c $(TOOL_TDEPS) \
 $(B)/test_hostile: test/unit/test_hostile.c $(TOOL_TDEPS) | $(B)
 	$(CC) $(TOOL_TCFLAGS) -o $@ $< $(TOOL_LIB_SRCS) $(TOOL_LIBS)
 $(B)/test_record: test/unit/test_record.c $(TOOL_TDEPS) | $(B)
+	$(CC) $(TOOL_TCFLAGS) -o $@ $< $(TOOL_LIB_SRCS) $(TOOL_LIBS)
+$(B)/test_push: test/unit/test_push.c $(TOOL_TDEPS) | $(B)
 	$(CC) $(TOOL_TCFLAGS) -o $@ $< $(TOOL_LIB_SRCS) $(TOOL_LIBS)
 
 # Synthetic captures: demo, bench, fuzzer seeds.
