@@ -72,6 +72,12 @@ static long bad(const char **why, const char *what)
 	return -EINVAL;
 }
 
+/* A sample's frame count: at most STACKID_MAX_DEPTH, and its size. */
+static bool frames_fit(unsigned int nr, size_t head, size_t frame, u32 size)
+{
+	return nr <= STACKID_MAX_DEPTH && head + (size_t)nr * frame == size;
+}
+
 static long check_sample1(const unsigned char *p, u32 size, const char **why)
 {
 	struct stackid1_sample s;
@@ -81,8 +87,7 @@ static long check_sample1(const unsigned char *p, u32 size, const char **why)
 	if (size < sizeof(s))
 		return bad(why, "sample record too short");
 	memcpy(&s, p, sizeof(s));
-	if (s.nr_frames > STACKID_MAX_DEPTH ||
-	    sizeof(s) + (size_t)s.nr_frames * sizeof(f) != size)
+	if (!frames_fit(s.nr_frames, sizeof(s), sizeof(f), size))
 		return bad(why, "bad frame count");
 	for (i = 0; i < s.nr_frames; i++) {
 		memcpy(&f, p + sizeof(s) + i * sizeof(f), sizeof(f));
@@ -114,8 +119,7 @@ static long check_sample(const unsigned char *p, u32 size, const char **why)
 	if (size < sizeof(s))
 		return bad(why, "sample record too short");
 	memcpy(&s, p, sizeof(s));
-	if (s.nr_frames > STACKID_MAX_DEPTH ||
-	    sizeof(s) + (size_t)s.nr_frames * sizeof(f) != size)
+	if (!frames_fit(s.nr_frames, sizeof(s), sizeof(f), size))
 		return bad(why, "bad frame count");
 	if (s.nr_kernel > s.nr_frames)
 		return bad(why, "more kernel frames than frames");
@@ -241,6 +245,20 @@ static long check_build_id(const unsigned char *p, u32 size, const char **why)
 	return size;
 }
 
+/* ABI 1 (old captures): samples and paths are checked, the rest by size. */
+static long check_abi1(const unsigned char *p, u16 type, u32 size,
+		       const char **why)
+{
+	switch (type) {
+	case STACKID_REC_SAMPLE:
+		return check_sample1(p, size, why);
+	case STACKID_REC_BUILD_ID_PATH:
+		return check_path(p, size, why);
+	default:
+		return size;
+	}
+}
+
 long stackid_record_check_abi(const void *buf, size_t len,
 			      unsigned int major, const char **why)
 {
@@ -255,29 +273,22 @@ long stackid_record_check_abi(const void *buf, size_t len,
 		return bad(why, "bad record size");
 	if (len < hdr.size)
 		return 0;
+	if (major == STACKID1_ABI_MAJOR)
+		return check_abi1(p, hdr.type, hdr.size, why);
 	switch (hdr.type) {
 	case STACKID_REC_SAMPLE:
-		return major == STACKID1_ABI_MAJOR ?
-		       check_sample1(p, hdr.size, why) :
-		       check_sample(p, hdr.size, why);
+		return check_sample(p, hdr.size, why);
 	case STACKID_REC_BUILD_ID_PATH:
 		return check_path(p, hdr.size, why);
 	case STACKID_REC_BUILD_ID:
-		if (major == STACKID1_ABI_MAJOR)
-			return hdr.size;
 		return check_build_id(p, hdr.size, why);
 	case STACKID_REC_EPOCH:
-		if (major != STACKID1_ABI_MAJOR &&
-		    hdr.size != sizeof(struct stackid_epoch))
+		if (hdr.size != sizeof(struct stackid_epoch))
 			return bad(why, "bad epoch record size");
 		return hdr.size;
 	case STACKID_REC_KSYM:
-		if (major == STACKID1_ABI_MAJOR)
-			return hdr.size;
 		return check_ksym(p, hdr.size, why);
 	case STACKID_REC_CGROUP:
-		if (major == STACKID1_ABI_MAJOR)
-			return hdr.size;
 		return check_cgroup(p, hdr.size, why);
 	default:
 		return hdr.size;	/* unknown types are skipped by size */
