@@ -3,7 +3,9 @@
  * stackid module internals shared between its files.
  *
  *   main.c     module init/exit, parameters
- *   dev.c      /dev/stackid: open/read/poll/mmap/ioctl, wakeups
+ *   dev.c      /dev/stackid: open/read/poll/mmap/ioctl (nothing calls it)
+ *   cpu.c      per-CPU state from process context, counting, rings'
+ *              memory and reset, waking readers
  *   events.c   per-CPU perf events, CPU hotplug, frequency and its limit
  *   sample.c   the sampling handler: checks, user stack walk, hand-off
  *   resolve.c  frames -> files -> build-ids in the handler: cache hits only
@@ -340,13 +342,17 @@ int stackid_max_sample_rate(u32 *hz);
 int stackid_limits_init(void);
 void stackid_limits_exit(void);
 
-/* dev.c */
-int stackid_dev_init(void);
-void stackid_dev_exit(void);
+/* cpu.c (also stackid_cpu_get() and friends, above) */
 void stackid_wake_fn(struct irq_work *work);
 void stackid_wake_timer_fn(struct timer_list *t);
 int stackid_ring_alloc(struct stackid_kring *kr, int cpu, u32 size);
 void stackid_ring_free(struct stackid_kring *kr);
+bool stackid_readable(void);
+void stackid_rings_reset(void);
+
+/* dev.c: the user interface, on top of everything else */
+int stackid_dev_init(void);
+void stackid_dev_exit(void);
 
 /* testhook.c (STACKID_TEST builds only) */
 #ifdef STACKID_TEST

@@ -73,8 +73,9 @@ static inline void stackid_ring_put(struct stackid_ring *r, const void *p,
 /* Producer: make everything put so far visible to consumers. */
 static inline void stackid_ring_publish(struct stackid_ring *r)
 {
-	/* the bytes before the head that covers them */
+	/* the bytes before the head that covers them, for the module */
 	smp_store_release(&r->published, r->head);
+	/* ... and for a consumer that mapped the ring */
 	smp_store_release(&r->ctl->head, r->head);
 }
 

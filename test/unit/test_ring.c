@@ -25,8 +25,8 @@
 
 static struct stackid_ring_ctl ctl;
 static unsigned char data[SIZE];
-static struct stackid_ring prod = { &ctl, data, SIZE, 0 };
-static struct stackid_ring cons = { &ctl, data, SIZE, 0 };
+static struct stackid_ring prod = { &ctl, data, SIZE, 0, 0 };
+static struct stackid_ring cons = { &ctl, data, SIZE, 0, 0 };
 
 static unsigned int rec_size(unsigned int i)
 {
