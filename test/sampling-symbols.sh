@@ -36,6 +36,8 @@ allow+='|rcu_read_unlock_strict$'
 # data the newer compilers and kernels name (sid's 7.2, GCC 16): the
 # stack protector's guard, and the per-CPU current task
 allow+='|__ref_stack_chk_guard$|const_current_task$'
+# a variable read: the kernel-symbol cache's age (kframes.c)
+allow+='|jiffies$'
 # RCU and lockdep debugging (the debug kernel); the cgroup locks are only
 # named as lockdep_is_held()'s data: taking one would need mutex_lock or
 # spin_lock, which are not on this list

@@ -55,9 +55,12 @@ echo "# nmi-stop"
 sleep 2
 echo 0 >/sys/module/stackid/parameters/test_nmi
 n=$(cat /sys/module/stackid/parameters/test_nmi_samples)
-# thousands whatever the machine's load (the monitor sends as fast as QEMU
-# takes them: 8,900 to 13,600 seen)
-check "NMI: $n samples taken in NMI context (>= 2000)" test "$n" -ge 2000
+# the monitor sends as fast as QEMU takes them: 8,900 to 13,600 seen on
+# a quiet host, 1,367 on one that compiled on both cores meanwhile; the
+# cpu-clock samples of the same recording (11 Hz) are fewer on any host
+c=$(counter /tmp/nmi.out samples)
+check "NMI: $n samples taken in NMI context (>= 200, and >= half of the recording's $c)" \
+	test "$n" -ge 200 -a "$((n * 2))" -ge "${c:-0}" 
 grep '^stat \(samples\|delivered\|dropped_nested\|dropped_no_mm\|deferred\|deferred_done\|frames_valid\|bidcache\)' \
 	/tmp/nmi.out | sed 's/^/# /'
 $S chain /tmp/nmi.rec "$c64" chain64 /stackid/expect/chain64 50 all
