@@ -33,6 +33,10 @@
  * build-id table (STACKID_REC_BUILD_ID records), room for kernel frames
  * and a cgroup id; rings can be mmap()ed; wakeups are batched
  * (STACKID_IOC_SET_WAKEUP); frame reasons and counters were renumbered.
+ *
+ * ABI 2.1 (from 2.0): samples of kernel threads and io_uring/vhost
+ * workers, with their kernel stacks (STACKID_SF_KTHREAD; the kthreads
+ * parameter), where 2.0 counted them as DROP_NO_MM or DROP_USER_WORKER.
  */
 #ifndef _UAPI_STACKID_H
 #define _UAPI_STACKID_H
@@ -41,7 +45,7 @@
 #include <linux/ioctl.h>
 
 #define STACKID_ABI_MAJOR	2
-#define STACKID_ABI_MINOR	0
+#define STACKID_ABI_MINOR	1
 /* What STACKID_IOC_GET_VERSION returns: major << 16 | minor. */
 #define STACKID_ABI_VERSION	((STACKID_ABI_MAJOR << 16) | STACKID_ABI_MINOR)
 
@@ -122,6 +126,11 @@ enum stackid_record_type {
 #define STACKID_SF_COMPAT	(1U << 2)	/* 32-bit task */
 #define STACKID_SF_DEFERRED	(1U << 3)	/* finished in task context */
 #define STACKID_SF_KERNEL	(1U << 4)	/* kernel frames were taken */
+/*
+ * A task that never runs in user mode (a kernel thread, an io_uring or
+ * vhost worker): kernel frames only, no user frames, cgroup_id 0 (ABI 2.1).
+ */
+#define STACKID_SF_KTHREAD	(1U << 5)
 
 /*
  * Every record starts with this header. size is the whole record in
@@ -312,7 +321,8 @@ struct stackid_ring_info {
  * counts an NMI that hit the kernel's entry code before it had saved the
  * user registers, and an exec in progress; DROP_USER_WORKER io_uring and
  * vhost workers, which never run in user mode and whose saved registers
- * are a copy of their creator's. At any
+ * are a copy of their creator's, when they are not recorded as kernel
+ * threads (STACKID_SF_KTHREAD). At any
  * quiescent point (no sample waiting for its task's own context:
  * DEFERRED == DEFERRED_DONE), SAMPLES == DELIVERED + the sum of all
  * DROP_* counters, summed over all CPUs (a deferred sample may finish on
@@ -325,7 +335,9 @@ enum stackid_stat {
 	STACKID_STAT_DELIVERED,		/* sample records written to a ring */
 	STACKID_STAT_DROP_RING_FULL,	/* ring had no room */
 	STACKID_STAT_DROP_NESTED,	/* handler re-entered on this CPU */
-	STACKID_STAT_DROP_NO_MM,	/* kernel thread or exiting task */
+	STACKID_STAT_DROP_NO_MM,	/* idle, exiting task, or kernel thread
+					 * not recorded (kthreads=N, no kernel
+					 * frames, or in user mode) */
 	STACKID_STAT_DROP_FILTERED,	/* tgid filter did not match */
 	STACKID_STAT_DROP_NO_REGS,	/* no trustworthy user registers */
 	STACKID_STAT_DROP_USER_WORKER,	/* io_uring or vhost worker thread */

@@ -243,6 +243,7 @@ extern unsigned int stackid_param_ring_kb;
 extern bool stackid_param_resolve;
 extern bool stackid_param_cycles;
 extern bool stackid_param_kernel_frames;
+extern bool stackid_param_kthreads;
 extern unsigned int stackid_param_freq;
 
 static inline void stackid_stat_inc(struct stackid_cpu *c, int i)

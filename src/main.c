@@ -103,6 +103,10 @@ bool stackid_param_kernel_frames = true;
 module_param_named(kernel_frames, stackid_param_kernel_frames, bool, 0644);
 MODULE_PARM_DESC(kernel_frames, "Record the kernel stack of samples that interrupt the kernel, before the user stack (default Y)");
 
+bool stackid_param_kthreads = true;
+module_param_named(kthreads, stackid_param_kthreads, bool, 0644);
+MODULE_PARM_DESC(kthreads, "Record samples of kernel threads and io_uring/vhost workers with their kernel stacks, if kernel_frames (default Y); N counts them as dropped (takes effect at once)");
+
 bool stackid_param_cycles;
 module_param_named(cycles, stackid_param_cycles, bool, 0644);
 MODULE_PARM_DESC(cycles, "Sample on hardware CPU cycles (NMI) instead of the cpu-clock timer (default N); taken at the next enable");

@@ -128,6 +128,9 @@ static long check_sample(const unsigned char *p, u32 size, const char **why)
 	if (s.nr_kernel && (!(s.flags & STACKID_SF_KERNEL) ||
 			    (s.flags & STACKID_SF_USER)))
 		return bad(why, "kernel frames without the kernel flag");
+	if ((s.flags & STACKID_SF_KTHREAD) &&
+	    (!s.nr_kernel || s.nr_kernel != s.nr_frames))
+		return bad(why, "kernel thread sample with user frames");
 	for (i = 0; i < s.nr_frames; i++) {
 		memcpy(&f, p + sizeof(s) + i * sizeof(f), sizeof(f));
 		if (i < s.nr_kernel) {

@@ -133,6 +133,22 @@ static int stackid_drop_reason(struct task_struct *t)
 }
 
 /*
+ * Whether a sample that @t's user stack cannot give is taken with its
+ * kernel stack alone: a kernel thread, or an io_uring or vhost worker, at
+ * work in the kernel (as perf record -a -g shows them), when kernel frames
+ * and such samples are on. Not the idle task (a CPU with nothing to do),
+ * and not an exiting task.
+ */
+static bool stackid_kthread_sample(struct task_struct *t, struct pt_regs *regs)
+{
+	return (t->flags & (PF_KTHREAD | PF_IO_WORKER |
+			    STACKID_PF_USER_WORKER)) &&
+	       !(t->flags & PF_EXITING) && !is_idle_task(t) &&
+	       !user_mode(regs) && READ_ONCE(stackid_param_kthreads) &&
+	       READ_ONCE(stackid_param_kernel_frames);
+}
+
+/*
  * The current task's cgroup v2 id into *@id; false if the cgroup filter
  * (cgroups.c) keeps the task out.
  */
@@ -313,13 +329,28 @@ void stackid_sample(struct pt_regs *regs)
 	stackid_cpu_session(c);
 
 	drop = stackid_drop_reason(task);
-	if (drop) {
+	if (drop && !stackid_kthread_sample(task, regs)) {
 		stackid_stat_inc(c, drop);
 		goto out;
 	}
 	filter = READ_ONCE(stackid_state.filter_tgid);
 	if ((filter && filter != task->tgid) || !stackid_cgroup_sample(&cgroup)) {
 		stackid_stat_inc(c, STACKID_STAT_DROP_FILTERED);
+		goto out;
+	}
+	if (drop) {
+		/*
+		 * Kernel frames only, delivered at once: such a task never
+		 * returns to user space, where a task_work would run, so
+		 * nothing is deferred, not even naming its cgroup (none is
+		 * given). It has no user registers to take or walk.
+		 */
+		t0 = start;
+		nk = stackid_kernel_walk(regs, c->ks.kips, STACKID_MAX_KDEPTH);
+		stackid_fill(c, regs, nk, 0, false, false, 0);
+		c->ks.hdr.flags |= STACKID_SF_KTHREAD;
+		stackid_count_frames(c, &c->ks);
+		stackid_emit_sample(c, &c->ks);
 		goto out;
 	}
 	uregs = stackid_user_regs(regs);

@@ -11,6 +11,9 @@
  *  - test_fail_cpu=N makes CPU N's online callback wait
  *    test_fail_delay_ms, then fail with -EIO: an ENABLE that fails after
  *    other CPUs' handlers have already run and queued work.
+ *  - test_kthread_ms=N starts a kernel thread "stackid_spin" that spins
+ *    in stackid_test_spin() for N ms, then sleeps until the next write
+ *    or the module's exit: a kernel thread whose stack is known.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -19,6 +22,10 @@
 #include <linux/delay.h>
 #include <linux/atomic.h>
 #include <linux/rcupdate.h>
+#include <linux/kthread.h>
+#include <linux/sched.h>
+#include <linux/sched/task.h>
+#include <linux/jiffies.h>
 #include <asm/nmi.h>
 
 #include "internal.h"
@@ -46,6 +53,58 @@ MODULE_PARM_DESC(test_fail_cpu, "TEST BUILD: this CPU's online callback fails");
 static unsigned int stackid_test_fail_delay_ms;
 module_param_named(test_fail_delay_ms, stackid_test_fail_delay_ms, uint, 0644);
 MODULE_PARM_DESC(test_fail_delay_ms, "TEST BUILD: ... after this many ms");
+
+static struct task_struct *stackid_test_spinner;
+
+static noinline int stackid_test_spin(void *arg)
+{
+	unsigned long end = jiffies + msecs_to_jiffies((unsigned long)arg);
+
+	while (time_before(jiffies, end) && !kthread_should_stop())
+		cond_resched();
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(HZ / 10);
+	return 0;
+}
+
+static void stackid_test_spin_stop(void)
+{
+	if (!stackid_test_spinner)
+		return;
+	kthread_stop(stackid_test_spinner);
+	put_task_struct(stackid_test_spinner);
+	stackid_test_spinner = NULL;
+}
+
+/* Writes are serialised by the parameters' lock. */
+static int stackid_set_kthread_ms(const char *val,
+				  const struct kernel_param *kp)
+{
+	struct task_struct *t;
+	unsigned int ms;
+	int ret = kstrtouint(val, 0, &ms);
+
+	if (ret)
+		return ret;
+	if (ms > 60000)
+		return -EINVAL;
+	stackid_test_spin_stop();
+	if (!ms)
+		return 0;
+	t = kthread_run(stackid_test_spin, (void *)(unsigned long)ms,
+			"stackid_spin");
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	get_task_struct(t);
+	stackid_test_spinner = t;
+	return 0;
+}
+
+static const struct kernel_param_ops stackid_kthread_ops = {
+	.set = stackid_set_kthread_ms,
+};
+module_param_cb(test_kthread_ms, &stackid_kthread_ops, NULL, 0200);
+MODULE_PARM_DESC(test_kthread_ms, "TEST BUILD: a kernel thread spins this many ms");
 
 /*
  * While test_nmi is set, every unknown NMI is ours (the kernel would
@@ -88,4 +147,5 @@ int stackid_test_init(void)
 void stackid_test_exit(void)
 {
 	unregister_nmi_handler(NMI_UNKNOWN, "stackid_test");
+	stackid_test_spin_stop();
 }

@@ -16,6 +16,7 @@ static const char usage[] =
 "usage: stackid report [-i FILE] [-o FILE] [--format text|folded|pprof|svg]\n"
 "                      [--no-symbols] [--offsets] [--lines] [--no-demangle]\n"
 "                      [--debug-dir DIR] [--cgroup PATH] [--by-cgroup]\n"
+"                      [--no-kthreads]\n"
 "\n"
 "Print a capture written by `stackid record`.\n"
 "\n"
@@ -41,6 +42,9 @@ static const char usage[] =
 "                       it, as the capture names cgroups (/system.slice);\n"
 "                       a leading /sys/fs/cgroup is dropped\n"
 "      --by-cgroup      folded, svg: each stack under its cgroup's path\n"
+"      --no-kthreads    leave out the samples of kernel threads and\n"
+"                       io_uring/vhost workers (kernel stacks only, their\n"
+"                       name in brackets: [kworker/0:1], flag kthread)\n"
 "  -h, --help           this help\n"
 "\n"
 "Symbols come from the files the capture names for each build-id, their\n"
@@ -91,6 +95,7 @@ int cmd_report(int argc, char **argv)
 		{ "no-demangle", no_argument, NULL, 'M' },
 		{ "cgroup", required_argument, NULL, 'C' },
 		{ "by-cgroup", no_argument, NULL, 'B' },
+		{ "no-kthreads", no_argument, NULL, 'K' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -156,6 +161,9 @@ int cmd_report(int argc, char **argv)
 			break;
 		case 'B':
 			o.by_cgroup = true;
+			break;
+		case 'K':
+			o.no_kthreads = true;
 			break;
 		case 'h':
 			fputs(usage, stdout);

@@ -187,6 +187,15 @@ static int take_sample(struct report *rp, const struct stackid_sample *s,
 	out->tid = s->tid;
 	out->time_ns = s->time_ns;
 	take_comm(out->comm, s->comm);
+	if (s->flags & STACKID_SF_KTHREAD) {
+		/* [kworker/0:1], as ps shows kernel threads: in every format */
+		size_t n = strlen(out->comm);
+
+		memmove(out->comm + 1, out->comm, n);
+		out->comm[0] = '[';
+		out->comm[n + 1] = ']';
+		out->comm[n + 2] = 0;
+	}
 	out->nr_frames = s->nr_frames;
 	out->nr_kernel = s->nr_kernel;
 	out->cgroup_id = s->cgroup_id;
@@ -239,6 +248,8 @@ static bool keep(struct report *rp, const struct rsample *s)
 	if (rp->o->cgroup && (!s->cgroup_path ||
 			      !cgroup_path_under(s->cgroup_path,
 						 rp->o->cgroup)))
+		return false;
+	if (rp->o->no_kthreads && (s->flags & STACKID_SF_KTHREAD))
 		return false;
 	take_time(&rp->meta, s->time_ns);
 	return true;

@@ -42,7 +42,8 @@ struct rframe {
 };
 
 /* A comm as name_sanitize() makes it: 4 characters for a byte at most. */
-#define RSAMPLE_COMM_MAX	(4 * STACKID_COMM_LEN)
+/* escaped (4 bytes a byte at most), and [ ] around a kernel thread's */
+#define RSAMPLE_COMM_MAX	(4 * STACKID_COMM_LEN + 2)
 
 /*
  * One sample, normalized; frames innermost first, the first nr_kernel of

@@ -66,6 +66,7 @@ struct report_opts {
 	const char *cgroup;	/* only samples at or below this cgroup path
 				 * (normalized: "/", "/a/b"); NULL: all */
 	bool by_cgroup;		/* folded, svg: the cgroup as the first frame */
+	bool no_kthreads;	/* leave out kernel threads' samples */
 };
 
 /*

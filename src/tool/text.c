@@ -38,6 +38,7 @@ static void add_flags(struct strbuf *sb, uint32_t flags)
 		{ STACKID_SF_TRUNCATED, "truncated" },
 		{ STACKID_SF_COMPAT, "compat" },
 		{ STACKID_SF_KERNEL, "kernel" },
+		{ STACKID_SF_KTHREAD, "kthread" },
 	};
 	size_t start = sb->len, i;
 

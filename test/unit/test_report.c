@@ -471,6 +471,74 @@ static const char kby_cgroup[] =
 "[cgroup 99];uapp;11223344+0x300 1\n"
 "[no cgroup];uapp;11223344+0x300 1\n";
 
+/*
+ * Kernel threads (ABI 2.1): kernel frames only, the name in brackets in
+ * every format, flagged in text, left out by --no-kthreads.
+ */
+static void test_kthreads(void)
+{
+	static const unsigned char id[20] = { 0x5a, 0x5a };
+	struct cg_frame kf[2] = {
+		cg_kernel("worker_thread", NULL, 0x40),
+		cg_kernel("kthread", NULL, 0x10),
+	};
+	struct cg_frame uf[1] = { cg_valid(id, 20, 0x1234) };
+	struct capgen g = { 0 };
+	char cap[600], pb[600];
+	struct cmd c;
+	uint32_t kt = STACKID_SF_KERNEL | STACKID_SF_KTHREAD;
+	bool ok;
+
+	snprintf(cap, sizeof(cap), "%s", tmp("kthread.cap"));
+	snprintf(pb, sizeof(pb), "%s", tmp("kthread.pb.gz"));
+	cg_header(&g, STACKID_ABI_VERSION, 0);
+	cg_sample_k(&g, 1000, 0, 77, 77, "kworker/0:1", kt, 2, kf, 2, 0);
+	cg_sample_k(&g, 2000, 1, 77, 77, "kworker/0:1", kt, 2, kf, 2, 0);
+	cg_sample_k(&g, 3000, 0, 10, 10, "app", STACKID_SF_USER, 1, uf, 0, 0);
+	save(cap, g.buf, g.len);
+	CMD(&c, NULL, "report", "-i", cap, "-n", "-f", "folded");
+	ok = c.status == 0 && !*c.err &&
+	     strstr(c.out, "[kworker/0:1];kthread_[k];worker_thread_[k] 2\n") &&
+	     strstr(c.out, "app;");
+	tap_ok(ok, "kernel thread, folded: [comm] then its kernel frames%s%s",
+	       ok ? "" : "\n# got:\n", ok ? "" : c.out);
+	cmd_free(&c);
+	CMD(&c, NULL, "report", "-i", cap, "-n");
+	ok = c.status == 0 &&
+	     strstr(c.out, " [kworker/0:1] 77/77 kernel,kthread\n");
+	tap_ok(ok, "kernel thread, text: [comm] and the kthread flag%s%s",
+	       ok ? "" : "\n# got:\n", ok ? "" : c.out);
+	cmd_free(&c);
+	CMD(&c, NULL, "report", "-i", cap, "-n", "-f", "folded",
+	    "--no-kthreads");
+	tap_ok(c.status == 0 && !strstr(c.out, "kworker") &&
+	       strstr(c.out, "app;"),
+	       "--no-kthreads leaves them out, and only them");
+	cmd_free(&c);
+	CMD(&c, NULL, "report", "-i", cap, "-n", "-f", "svg");
+	tap_ok(c.status == 0 && strstr(c.out, "[kworker/0:1]"),
+	       "kernel thread, svg: its frame is [comm]");
+	cmd_free(&c);
+	CMD(&c, NULL, "report", "-i", cap, "-n", "-f", "pprof", "-o", pb);
+	tap_ok(c.status == 0, "kernel thread, pprof: written");
+	cmd_free(&c);
+	/* a kernel-thread sample with a user frame is corrupt */
+	cg_free(&g);
+	memset(&g, 0, sizeof(g));
+	cg_header(&g, STACKID_ABI_VERSION, 0);
+	{
+		struct cg_frame mix[2] = { kf[0], uf[0] };
+
+		cg_sample_k(&g, 1000, 0, 77, 77, "kworker/0:1", kt, 2, mix, 1, 0);
+	}
+	save(cap, g.buf, g.len);
+	CMD(&c, NULL, "report", "-i", cap, "-n");
+	tap_ok(c.status == 3 && strstr(c.err, "kernel thread"),
+	       "a kernel-thread sample with user frames: bad data (exit 3)");
+	cmd_free(&c);
+	cg_free(&g);
+}
+
 static void test_kernel(void)
 {
 	static const char *const a_args[] = {
@@ -617,6 +685,7 @@ int main(void)
 	test_cli();
 	test_corrupt_cli();
 	test_kernel();
+	test_kthreads();
 	test_large();
 	snprintf(rm, sizeof(rm), "rm -rf '%s'", tmpdir);
 	if (system(rm))

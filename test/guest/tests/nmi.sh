@@ -96,3 +96,36 @@ for i in 1 2 3 4 5 6 7 8 9 10; do
 	sleep 0.2
 done
 check "rmmod after the failed enable" test $ok = 1
+
+# Kernel threads (ABI 2.1): a kernel thread of known stack (the test
+# build's stackid_spin, spinning in stackid_test_spin()) is recorded with
+# its kernel frames under its name in brackets, delivered and counted;
+# with kthreads=N it is counted as dropped instead.
+check "insmod the test build (kernel threads)" insmod $T
+kt() {
+	stackid record -F 199 -d 4 -o /tmp/kt$1.cap 2>/tmp/kt$1.err &
+	r=$!
+	sleep 1
+	echo 2000 >/sys/module/stackid/parameters/test_kthread_ms
+	wait $r
+	rc=$?
+	echo 0 >/sys/module/stackid/parameters/test_kthread_ms
+	stackid report -i /tmp/kt$1.cap --format folded >/tmp/kt$1.txt 2>&1
+	all=$(grep '^\[stackid_spin\];' /tmp/kt$1.txt | awk '{ s += $NF } END { print s + 0 }')
+	spin=$(grep '^\[stackid_spin\];' /tmp/kt$1.txt |
+		grep ';stackid_test_spin \[stackid\]_\[k\]' | awk '{ s += $NF } END { print s + 0 }')
+	return $rc
+}
+kt y
+check "kernel thread: stackid record, accounting ok" \
+	grep -q '^ *accounting *ok ' /tmp/kty.err
+grep '^\[stackid_spin\]' /tmp/kty.txt | head -n 2 | sed 's/^/# /'
+check "kernel thread: $spin of its $all samples in stackid_test_spin [stackid] (>= 5, >= half)" \
+	test "$spin" -ge 5 -a "$((spin * 2))" -ge "$all"
+echo N >/sys/module/stackid/parameters/kthreads
+kt n
+echo Y >/sys/module/stackid/parameters/kthreads
+nomm=$(sed -n 's/^ *dropped_no_mm *\([0-9]*\).*/\1/p' /tmp/ktn.err)
+check "kthreads=N: no sample of it ($all), counted as dropped_no_mm (${nomm:-none})" \
+	test "$all" = 0 -a "${nomm:-0}" -gt 0
+check "rmmod the test build (kernel threads)" rmmod stackid
