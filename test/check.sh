@@ -9,7 +9,8 @@
 #   3. the same suite on the KASAN + lockdep debug kernel
 #      (test/debug-kernel.sh, test/DEBUG-KERNEL.md), line "debug";
 #   4. the build-only matrix (test/matrix.sh): every amd64 headers package
-#      of the releases test/kernels.conf names, line "matrix";
+#      of the releases test/kernels.conf names, built or covered by the
+#      package built for its group, line "matrix";
 #   5. that none of it touched the host's DKMS tree, /usr/src or
 #      /lib/modules.
 # KLINES="6.12 debug" runs only those kernel lines (default: all, and

@@ -16,7 +16,8 @@
 #    compiler its headers ask for (test/chroot.sh).
 #  - checkpatch.pl, from the linux-source-6.12 package.
 #  - The build-only matrix's headers: every amd64 headers package of
-#    those releases (test/matrix.sh --fetch).
+#    those releases, and the common headers and kbuild of those it
+#    builds (test/matrix.sh --fetch).
 # The debug kernel is built on first use by `make check`
 # (test/debug-kernel.sh).
 set -euo pipefail
