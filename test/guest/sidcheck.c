@@ -37,7 +37,9 @@
  *   sidcheck setfreq HZ         SET_FREQ: prints OK or the errno
  *   sidcheck mtime FILE [S NS]  print / set FILE's mtime
  *   sidcheck depth FILE PID     PID's usual depth and truncated flag
- *   sidcheck tids FILE PID      the threads of PID that were sampled
+ *   sidcheck tids FILE PID [walked]
+ *                               the threads of PID that were sampled
+ *                               (walked: in samples with user frames)
  *   sidcheck now                CLOCK_MONOTONIC in ns
  *   sidcheck mmapcheck          the rings through mmap(), SET_WAKEUP
  *   sidcheck recipe             the UAPI header's use, as it is written
@@ -1197,7 +1199,7 @@ static int cmd_tids(int argc, char **argv)
 	size_t len;
 	char *buf;
 
-	if (argc != 3)
+	if (argc != 3 && !(argc == 4 && !strcmp(argv[3], "walked")))
 		return 2;
 	buf = load(argv[1], &len);
 	pid = strtoul(argv[2], NULL, 0);
@@ -1205,6 +1207,10 @@ static int cmd_tids(int argc, char **argv)
 	for_each_sample(d, it) {
 		s = d.s;
 		if (s->tgid != pid)
+			continue;
+		/* walked: the samples that carry user frames only */
+		if (argc == 4 && ((s->flags & STACKID_SF_KTHREAD) ||
+				  s->nr_frames == s->nr_kernel))
 			continue;
 		for (i = 0; i < n && seen[i] != s->tid; i++)
 			;
