@@ -618,9 +618,13 @@ int pprof_gzip_chunked(const void *in, size_t n, struct strbuf *out,
 		n -= take;
 		flush = n ? Z_NO_FLUSH : Z_FINISH;
 		do {
+			/* room for what this input can become, not a chunk */
+			size_t want = deflateBound(&z, z.avail_in) + 64;
 			size_t room;
 
-			sb_grow(out, chunk < 65536 ? 65536 : chunk);
+			if (want > chunk)
+				want = chunk;
+			sb_grow(out, want < 65536 ? 65536 : want);
 			room = out->cap - out->len - 1;
 			if (room > chunk)
 				room = chunk;

@@ -22,7 +22,9 @@ for f in capture symbolize; do
 	secs=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$tmp/$f.log")
 	cov=$(grep -E '^#[0-9]+.*(DONE|pulse)' "$tmp/$f.log" | tail -n 1 |
 		sed -n 's/.*corp: \([0-9]*\/[0-9]*[a-zA-Z]*\).*/\1/p')
-	if [ $rc -eq 0 ] && [ "${runs:-0}" -gt 0 ]; then
+	# A harness that stops early or crawls (8 runs in 5 s when each
+	# pprof asked for 1 GiB) fails; a busy host still does hundreds.
+	if [ $rc -eq 0 ] && [ "${runs:-0}" -ge 20 ]; then
 		echo "ok $n - fuzz_$f: ${runs} executions in ${T} s (${secs}/s), corpus ${cov}"
 	else
 		tail -n 30 "$tmp/$f.log" | sed 's/^/# /'
