@@ -75,7 +75,8 @@ struct symbolizer {
 	unsigned int cap;
 #ifdef HAVE_DEBUGINFOD
 	debuginfod_client *dc;
-	bool dc_tried, dc_dead;
+	bool dc_tried, dc_dead, dc_capped;
+	unsigned int dc_asked, dc_max;	/* requests made, and allowed */
 #endif
 	char *debuginfo_path;	/* for libdwfl: ":.debug:DEBUGDIR" */
 	Dwfl_Callbacks callbacks;
@@ -338,6 +339,14 @@ static void fix_debug_segs(struct bid *b)
 }
 
 #ifdef HAVE_DEBUGINFOD
+/*
+ * Requests to debuginfod for one report at most (two per build-id at
+ * most: executable, debug file): a capture of thousands of build-ids
+ * must not become thousands of requests, each up to the client's
+ * timeout.
+ */
+#define DEBUGINFOD_MAX_DEFAULT	256
+
 static debuginfod_client *dclient(struct symbolizer *s)
 {
 	const char *urls = getenv("DEBUGINFOD_URLS");
@@ -345,9 +354,25 @@ static debuginfod_client *dclient(struct symbolizer *s)
 	if (!s->o.debuginfod || !urls || !*urls || s->dc_dead)
 		return NULL;
 	if (!s->dc_tried) {
+		const char *max = getenv("STACKID_DEBUGINFOD_MAX");
+
 		s->dc_tried = true;
 		s->dc = debuginfod_begin();
+		s->dc_max = DEBUGINFOD_MAX_DEFAULT;
+		if (max && *max)
+			s->dc_max = strtoul(max, NULL, 10);
 	}
+	if (s->dc && s->dc_asked >= s->dc_max) {
+		if (!s->dc_capped)
+			fprintf(s->o.err, "stackid: debuginfod: %u requests made, "
+				"the most for one report "
+				"(STACKID_DEBUGINFOD_MAX); the other build-ids "
+				"are symbolized without it\n", s->dc_asked);
+		s->dc_capped = true;
+		return NULL;
+	}
+	if (s->dc)
+		s->dc_asked++;
 	return s->dc;
 }
 
