@@ -349,7 +349,9 @@ CC_VERSIONS=$(grep -v ' missing:' "$list" | awk '{print $1, $4}' | sort -u |
 			head -n 1 | tr -c 'a-zA-Z0-9.\n' _)"
 	done)
 t0=$(date +%s)
-sel=$(grep -E -- "${STACKID_MATRIX_ONLY:-.}" "$list")
+# STACKID_MATRIX_ONLY matches a line without its last field (REP)
+sel=$(cut -d' ' -f1-5 "$list" | grep -nE -- "${STACKID_MATRIX_ONLY:-.}" |
+	cut -d: -f1 | awk 'NR == FNR {n[$1]; next} FNR in n' - "$list")
 if groups_on; then
 	# the packages selected that are built, and the groups' newest
 	# of the others
