@@ -335,9 +335,7 @@ enum stackid_stat {
 	STACKID_STAT_DELIVERED,		/* sample records written to a ring */
 	STACKID_STAT_DROP_RING_FULL,	/* ring had no room */
 	STACKID_STAT_DROP_NESTED,	/* handler re-entered on this CPU */
-	STACKID_STAT_DROP_NO_MM,	/* idle, exiting task, or kernel thread
-					 * not recorded (kthreads=N, no kernel
-					 * frames, or in user mode) */
+	STACKID_STAT_DROP_NO_MM,	/* idle, exiting, kthread not recorded */
 	STACKID_STAT_DROP_FILTERED,	/* tgid filter did not match */
 	STACKID_STAT_DROP_NO_REGS,	/* no trustworthy user registers */
 	STACKID_STAT_DROP_USER_WORKER,	/* io_uring or vhost worker thread */

@@ -18,7 +18,6 @@
 #include <linux/highmem.h>
 #include <linux/fs.h>
 #include <linux/mm.h>
-#include <linux/mmap_lock.h>
 #include <linux/err.h>
 #include <linux/irq_work.h>
 #include <linux/sched.h>
@@ -169,20 +168,6 @@ static inline bool stackid_irq_work_is_busy(struct irq_work *work)
 	return irq_work_is_busy(work);
 #else
 	return atomic_read(&work->flags) & IRQ_WORK_BUSY;
-#endif
-}
-
-/*
- * Whether taking an mm's lock reports to a tracepoint now. Those of
- * mmap_lock (5.11) name the mm's memory cgroup with cgroup_path(), which
- * takes css_set_lock: never from NMI, where the CPU may hold it.
- */
-static inline bool stackid_mmap_lock_traced(void)
-{
-#ifdef STACKID_HAS_MMAP_LOCK_TRACE
-	return tracepoint_enabled(mmap_lock_acquire_returned);
-#else
-	return false;
 #endif
 }
 

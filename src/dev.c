@@ -113,7 +113,6 @@ static ssize_t stackid_read_rings(char __user *buf, size_t len)
 
 /* --- file operations -------------------------------------------------- */
 
-
 static int stackid_open(struct inode *inode, struct file *file)
 {
 	if (!perfmon_capable())

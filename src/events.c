@@ -107,7 +107,8 @@ void stackid_unlock_fn(struct irq_work *work)
 	struct stackid_cpu *c = container_of(work, struct stackid_cpu,
 					     unlock_work);
 
-	mmap_read_unlock_non_owner(c->unlock_mm);
+	/* taken with down_read_trylock() in NMI: no tracepoint (resolve.c) */
+	up_read_non_owner(&c->unlock_mm->mmap_lock);
 }
 
 /*

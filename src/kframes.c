@@ -21,9 +21,11 @@
  * (and free their init text once live), BPF programs and trampolines are
  * JITed into slots that are reused, ftrace and kprobes make trampolines.
  * So: a module coming, going live or going bumps a generation that
- * empties the caches; a name in BPF's, ftrace's or kprobes' text ("[bpf]",
- * "[__builtin__*]") or an address in no symbol is never served from the
- * cache, but named anew each time; and a cached name is checked again
+ * empties the caches; a name outside the kernel image and its modules
+ * (BPF programs, BPF trampolines and dispatchers: named with no module,
+ * in the modules' address range) or an address in no symbol (ftrace and
+ * kprobe trampolines have none for sprint_symbol()) is never served from
+ * the cache, but named anew each time; and a cached name is checked again
  * after at most a second (STACKID_KSYM_TTL), the window left for text
  * that is freed and reused without a module event. An entry keeps its
  * ring index while the name found again is the same (a hash of it).
@@ -31,11 +33,12 @@
 #include <linux/kallsyms.h>
 #include <linux/hash.h>
 #include <linux/sched.h>
+#include <linux/mm.h>
 #include <asm/unwind.h>
 
 #include "internal.h"
 
-/* Bumped by each module unload (events.c): cache entries go stale. */
+/* Bumped by each module coming, going live, going (events.c). */
 atomic_t stackid_ksym_gen = ATOMIC_INIT(1);
 
 /**
@@ -117,15 +120,16 @@ static u32 stackid_ksym_hash(const struct stackid_ksym_name *n)
 	return h;
 }
 
-/* Text that is made and freed at run time: never cached by address. */
-static bool stackid_ksym_dynamic(const struct stackid_ksym_name *n)
+/*
+ * Text that is made and freed at run time: never cached by address. A
+ * name with no module is the kernel image's, unless it lies where
+ * modules and JITed code are allocated: then it is BPF's
+ * (bpf_address_lookup() names no module).
+ */
+static bool stackid_ksym_dynamic(unsigned long addr,
+				 const struct stackid_ksym_name *n)
 {
-	static const char builtin[] = "__builtin__";
-
-	if (n->module_len == 3 && !memcmp(n->module, "bpf", 3))
-		return true;
-	return n->module_len >= sizeof(builtin) - 1 &&
-	       !memcmp(n->module, builtin, sizeof(builtin) - 1);
+	return !n->module_len && addr >= MODULES_VADDR && addr < MODULES_END;
 }
 
 /* Where @addr lives in this CPU's cache. */
@@ -161,7 +165,7 @@ struct stackid_ksym_entry *stackid_ksym_lookup(struct stackid_cpu *c,
 					       bool *fresh)
 {
 	struct stackid_ksym_entry *e = stackid_ksym_slot(c, addr);
-	u32 gen = atomic_read(&stackid_ksym_gen), hash, off;
+	u32 gen = atomic_read(&stackid_ksym_gen), hash, off = 0;
 	unsigned long now = jiffies;
 	bool named;
 
@@ -179,7 +183,7 @@ struct stackid_ksym_entry *stackid_ksym_lookup(struct stackid_cpu *c,
 	named = stackid_ksym_parse(c->ksym_buf.sym, name, &off);
 	hash = named ? stackid_ksym_hash(name) : 0;
 	e->stamp = now;
-	e->cached = named && !stackid_ksym_dynamic(name);
+	e->cached = named && !stackid_ksym_dynamic(addr, name);
 	if (named && e->named && e->hash == hash && e->off == off &&
 	    e->epoch == epoch && e->index)
 		return e;	/* the same name: its index stands */

@@ -171,7 +171,11 @@ struct stackid_uprobe_cursor {
 	bool started;
 };
 
-/* Whether @vma is the uretprobe trampoline's "[uprobes]" mapping. */
+/*
+ * Whether @vma is the "[uprobes]" mapping: the uretprobe trampoline (its
+ * first slot, at vm_start, where uprobe_get_trampoline_vaddr() points)
+ * and the slots where probed instructions are single-stepped.
+ */
 static bool stackid_uprobes_vma(struct vm_area_struct *vma)
 {
 #ifdef CONFIG_UPROBES
@@ -187,17 +191,18 @@ static bool stackid_uprobes_vma(struct vm_area_struct *vma)
 }
 
 /*
- * A return address replaced by the uretprobe trampoline (a frame in the
- * "[uprobes]" special mapping) stands for the next pending return
+ * A return address replaced by the uretprobe trampoline (the first slot
+ * of the "[uprobes]" mapping, exactly) stands for the next pending return
  * instance's original address, as the kernel's own callchain code fixes
  * it up (fixup_uretprobe_trampoline_entries()). True if @addr was fixed.
  *
  * Task context only. Only the task itself changes its list of return
- * instances, and up to 6.12 it frees an instance before it unlinks it
- * (handle_trampoline(), cleanup_return_instances()): a handler that
- * interrupted it there would follow freed memory. The task_work runs in
- * the task, between system calls and exceptions, never inside them; so
- * the handler leaves such frames to it (stackid_resolve_frames()).
+ * instances, and up to 6.12 cleanup_return_instances() frees an instance
+ * before it unlinks it: a handler that interrupted the task there would
+ * follow freed memory. The task_work reads the list in the task, where
+ * nothing changes it meanwhile; so the handler leaves such frames to it,
+ * unless the list is about to change before the task_work runs
+ * (stackid_resolve_frames()).
  */
 static bool stackid_fix_uretprobe(struct vm_area_struct *vma,
 				  unsigned long *addr,
@@ -206,7 +211,7 @@ static bool stackid_fix_uretprobe(struct vm_area_struct *vma,
 #ifdef CONFIG_UPROBES
 	struct return_instance *ri;
 
-	if (!stackid_uprobes_vma(vma))
+	if (!stackid_uprobes_vma(vma) || *addr != vma->vm_start)
 		return false;
 	if (!cur->started) {
 		cur->started = true;
@@ -247,7 +252,21 @@ void stackid_resolve_frames(struct stackid_cpu *c, struct mm_struct *mm,
 	struct stackid_uprobe_cursor uprobe_cursor = { 0 };
 	struct vm_area_struct *vma = NULL;
 	int kf = -1, reason = STACKID_IP_NO_VMA;
+	bool uprobe_moving = false;
 	unsigned int i;
+
+#ifdef CONFIG_UPROBES
+	/*
+	 * In the kernel with uprobe work pending for the way out (it runs
+	 * before the task_work) the task's return instances will have
+	 * changed by then: a trampoline frame cannot be told which one it
+	 * stands for. So too inside the trampoline's own system call (frame
+	 * 0 in [uprobes], below).
+	 */
+	if (c && !(ks->hdr.flags & STACKID_SF_USER) &&
+	    test_thread_flag(TIF_UPROBE))
+		uprobe_moving = true;
+#endif
 
 	for (i = 0; i < stackid_nr_user(ks); i++) {
 		struct stackid_kframe *f = &ks->frames[i];
@@ -258,6 +277,12 @@ void stackid_resolve_frames(struct stackid_cpu *c, struct mm_struct *mm,
 		if (!vma || addr < vma->vm_start || addr >= vma->vm_end) {
 			vma = stackid_vma_lookup(mm, addr);
 			if (c && vma && stackid_uprobes_vma(vma)) {
+				if (!i && !(ks->hdr.flags & STACKID_SF_USER))
+					uprobe_moving = true;
+				if (uprobe_moving && addr == vma->vm_start) {
+					f->status = KS_IP;
+					f->reason = STACKID_IP_NOT_RESOLVED;
+				}
 				vma = NULL;	/* each such frame: its own */
 				continue;	/* pending: the task's context */
 			}
@@ -321,11 +346,20 @@ void stackid_resolve(struct stackid_cpu *c, struct mm_struct *mm,
 	*defer = true;
 	if (IS_ENABLED(CONFIG_PREEMPT_RT))
 		return;
-	if (in_nmi() && (stackid_irq_work_is_busy(&c->unlock_work) ||
-			 stackid_mmap_lock_traced()))
+	if (in_nmi()) {
+		/*
+		 * The rwsem itself, not mmap_read_trylock(): that reports to
+		 * mmap_lock's tracepoints, whose probe names the memory
+		 * cgroup under css_set_lock, a spinlock this CPU may hold
+		 * (and a check of the tracepoint here would race its being
+		 * turned on). The irq_work releases it the same way.
+		 */
+		if (stackid_irq_work_is_busy(&c->unlock_work) ||
+		    !down_read_trylock(&mm->mmap_lock))
+			return;
+	} else if (!mmap_read_trylock(mm)) {
 		return;
-	if (!mmap_read_trylock(mm))
-		return;
+	}
 	stackid_resolve_frames(c, mm, ks, stackid_handler_file, NULL);
 	if (in_nmi()) {
 		/*

@@ -33,7 +33,8 @@
  * the compiler makes of this function: no tail call is needed. rmmod
  * fails with EBUSY while a sampled task has not yet returned to user
  * space (tasks do within a tick unless blocked in the kernel); workers
- * that never return there are never sampled (sample.c).
+ * that never return there are never deferred (sample.c: their samples
+ * are delivered at once, kernel frames only).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

@@ -55,6 +55,8 @@ module_param_named(test_fail_delay_ms, stackid_test_fail_delay_ms, uint, 0644);
 MODULE_PARM_DESC(test_fail_delay_ms, "TEST BUILD: ... after this many ms");
 
 static struct task_struct *stackid_test_spinner;
+/* between stackid_test_init() and stackid_test_exit(), under the param lock */
+static bool stackid_test_live;
 
 static noinline int stackid_test_spin(void *arg)
 {
@@ -88,6 +90,8 @@ static int stackid_set_kthread_ms(const char *val,
 		return ret;
 	if (ms > 60000)
 		return -EINVAL;
+	if (!stackid_test_live)
+		return -EBUSY;	/* loading (insmod's arguments) or going */
 	stackid_test_spin_stop();
 	if (!ms)
 		return 0;
@@ -139,13 +143,29 @@ void stackid_test_disable(void)
 
 int stackid_test_init(void)
 {
+	int ret;
+
 	pr_warn("TEST BUILD: test hooks present; not for production\n");
-	return register_nmi_handler(NMI_UNKNOWN, stackid_test_nmi, 0,
-				    "stackid_test");
+	ret = register_nmi_handler(NMI_UNKNOWN, stackid_test_nmi, 0,
+				   "stackid_test");
+	if (ret)
+		return ret;
+	kernel_param_lock(THIS_MODULE);
+	stackid_test_live = true;
+	kernel_param_unlock(THIS_MODULE);
+	return 0;
 }
 
+/*
+ * On every way out, init's failure too: no spinner runs the module's
+ * code after this, and no parameter write starts one (the parameters
+ * stay writable until the module is freed).
+ */
 void stackid_test_exit(void)
 {
 	unregister_nmi_handler(NMI_UNKNOWN, "stackid_test");
+	kernel_param_lock(THIS_MODULE);
+	stackid_test_live = false;
 	stackid_test_spin_stop();
+	kernel_param_unlock(THIS_MODULE);
 }
