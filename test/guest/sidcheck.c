@@ -28,7 +28,11 @@
  *   sidcheck buildid FILE PID HEX MINPCT
  *       frame 0 of PID's samples: valid frames must carry exactly build-id
  *       HEX; at least MINPCT % must be valid
- *   sidcheck rate FILE PID      print PID's samples per second
+ *   sidcheck rate FILE PID [GAPS]
+ *                               PID's samples per second (per second it
+ *                               ran, with spinclock's GAPS)
+ *   sidcheck spinclock FILE     spin; on SIGTERM write to FILE when it
+ *                               did not run (prints its pid first)
  *   sidcheck walkstop FILE PID  PID's samples: delivered, depth <= 2
  *   sidcheck errors             bad input: TAP lines
  *   sidcheck hold MS            keep the device open for MS ms
@@ -624,9 +628,67 @@ static int cmd_buildid(int argc, char **argv)
 	return 0;
 }
 
+/*
+ * spinclock FILE: print our pid, then spin reading CLOCK_MONOTONIC; each
+ * step of more than 200 us between two reads is time this task did not
+ * run (another task, or the host not running the vCPU at all, which a
+ * TCG guest cannot tell otherwise). On SIGTERM write those gaps to FILE,
+ * "START END" ns a line, and exit.
+ */
+static volatile sig_atomic_t spin_stop;
+
+static void on_spin_stop(int sig)
+{
+	(void)sig;
+	spin_stop = 1;
+}
+
+static unsigned long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static int cmd_spinclock(int argc, char **argv)
+{
+	static unsigned long long gap[1 << 20][2];
+	unsigned long long prev, t;
+	unsigned long n = 0, i;
+	FILE *f;
+
+	if (argc != 2)
+		return 2;
+	signal(SIGTERM, on_spin_stop);
+	printf("%d\n", getpid());
+	fflush(stdout);
+	prev = now_ns();
+	while (!spin_stop) {
+		t = now_ns();
+		if (t - prev > 200000 && n < (1 << 20)) {
+			gap[n][0] = prev;
+			gap[n][1] = t;
+			n++;
+		}
+		prev = t;
+	}
+	f = fopen(argv[1], "w");
+	if (!f)
+		return 2;
+	for (i = 0; i < n; i++)
+		fprintf(f, "%llu %llu\n", gap[i][0], gap[i][1]);
+	return fclose(f) ? 2 : 0;
+}
+
+/*
+ * rate FILE PID [GAPS]: "N RATE" of PID's samples, RATE per second from
+ * the first to the last; with GAPS (spinclock's file), per second that
+ * PID ran in that span, then "RUN_S GAPS_IN_SPAN".
+ */
 static int cmd_rate(int argc, char **argv)
 {
-	unsigned long long first = 0, last = 0;
+	unsigned long long first = 0, last = 0, a, b, off = 0, ngap = 0;
 	const struct stackid_sample *s;
 	struct dsample d;
 	struct iter it;
@@ -634,8 +696,10 @@ static int cmd_rate(int argc, char **argv)
 	size_t len;
 	unsigned int pid;
 	char *buf;
+	double run;
+	FILE *g;
 
-	if (argc != 3)
+	if (argc != 3 && argc != 4)
 		return 2;
 	buf = load(argv[1], &len);
 	pid = strtoul(argv[2], NULL, 0);
@@ -649,8 +713,28 @@ static int cmd_rate(int argc, char **argv)
 		last = s->time_ns;
 		n++;
 	}
-	printf("%lu %.1f\n", n,
-	       n > 1 ? (n - 1) * 1e9 / (double)(last - first) : 0.0);
+	if (argc == 3) {
+		printf("%lu %.1f\n", n,
+		       n > 1 ? (n - 1) * 1e9 / (double)(last - first) : 0.0);
+		return 0;
+	}
+	g = fopen(argv[3], "r");
+	if (!g)
+		return 2;
+	while (fscanf(g, "%llu %llu", &a, &b) == 2) {
+		if (a < first)
+			a = first;
+		if (b > last)
+			b = last;
+		if (b > a) {
+			off += b - a;
+			ngap++;
+		}
+	}
+	fclose(g);
+	run = n > 1 ? (double)(last - first - off) / 1e9 : 0;
+	printf("%lu %.1f %.3f %llu\n", n, run > 0 ? (n - 1) / run : 0.0, run,
+	       ngap);
 	return 0;
 }
 
@@ -1555,6 +1639,8 @@ int main(int argc, char **argv)
 		return cmd_buildid(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "rate"))
 		return cmd_rate(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "spinclock"))
+		return cmd_spinclock(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "walkstop"))
 		return cmd_walkstop(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "dump"))
