@@ -310,4 +310,15 @@ static inline void stackid_vm_flags_clear(struct vm_area_struct *vma,
 #endif
 }
 
+/* vm_flags_set() came with vm_flags_clear() (6.3): the same probe. */
+static inline void stackid_vm_flags_set(struct vm_area_struct *vma,
+					unsigned long flags)
+{
+#ifdef STACKID_HAS_VM_FLAGS_CLEAR
+	vm_flags_set(vma, flags);
+#else
+	vma->vm_flags |= flags;
+#endif
+}
+
 #endif /* STACKID_COMPAT_H */

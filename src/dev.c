@@ -166,8 +166,8 @@ static __poll_t stackid_poll(struct file *file, poll_table *wait)
 
 /*
  * One ring per mapping: offset ring * (page + data size), length page +
- * data size, shared, not executable. The mapping keeps the device open,
- * and the rings live as long as the module.
+ * data size, shared, not executable, not inherited, not pinnable. The
+ * mapping keeps the device open, and the rings live as long as the module.
  */
 static int stackid_mmap(struct file *file, struct vm_area_struct *vma)
 {
@@ -183,6 +183,13 @@ static int stackid_mmap(struct file *file, struct vm_area_struct *vma)
 	if (!(vma->vm_flags & VM_SHARED) || (vma->vm_flags & VM_EXEC))
 		return -EINVAL;
 	stackid_vm_flags_clear(vma, VM_MAYEXEC);
+	/*
+	 * Only this mapping reaches the ring: no pin through it (VM_IO: GUP
+	 * refuses, so io_uring's registered buffers or another process's
+	 * process_vm_writev() cannot hold or write its pages once it is
+	 * gone), no copy in a child, no core dump of it.
+	 */
+	stackid_vm_flags_set(vma, VM_IO | VM_DONTCOPY | VM_DONTDUMP);
 	return remap_vmalloc_range(vma, stackid_state.cpus[ring]->ring.area,
 				   0);
 }

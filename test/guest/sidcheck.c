@@ -78,6 +78,7 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <sys/syscall.h>
 #include <sys/stat.h>
@@ -1422,6 +1423,16 @@ static int cmd_hostile(void)
 		return 1;
 	}
 	ctl = m[0];
+	{
+		/* a pin through the mapping (GUP) is refused: VM_IO */
+		char b[16];
+		struct iovec lo = { b, sizeof(b) }, re = { m[0], sizeof(b) };
+		ssize_t r = process_vm_readv(getpid(), &lo, 1, &re, 1, 0);
+
+		EXPECT(r < 0 && errno == EFAULT, "hostile: the mapping cannot be "
+		       "pinned (process_vm_readv: %s)", r < 0 ? strerror(errno) :
+		       "read");
+	}
 	xioctl(fd, STACKID_IOC_ENABLE, NULL, "ENABLE");
 	spin_child_on(400, 0);
 	xioctl(fd, STACKID_IOC_DISABLE, NULL, "DISABLE");
