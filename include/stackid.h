@@ -37,6 +37,13 @@
  * ABI 2.1 (from 2.0): samples of kernel threads and io_uring/vhost
  * workers, with their kernel stacks (STACKID_SF_KTHREAD; the kthreads
  * parameter), where 2.0 counted them as DROP_NO_MM or DROP_USER_WORKER.
+ *
+ * ABI 2.2 (from 2.1): unwind tables (STACKID_IOC_ADD_UNWIND), so that
+ * user stacks are walked through code built without frame pointers; each
+ * user frame says how it was found (stackid_frame.how, once __pad) and
+ * each sample why its walk ended (stackid_sample.stop, once __pad);
+ * counters appended for both. Records of 2.0 and 2.1 read as before: 0
+ * in the new fields means "frame pointers" and "not said".
  */
 #ifndef _UAPI_STACKID_H
 #define _UAPI_STACKID_H
@@ -45,7 +52,7 @@
 #include <linux/ioctl.h>
 
 #define STACKID_ABI_MAJOR	2
-#define STACKID_ABI_MINOR	1
+#define STACKID_ABI_MINOR	2
 /* What STACKID_IOC_GET_VERSION returns: major << 16 | minor. */
 #define STACKID_ABI_VERSION	((STACKID_ABI_MAJOR << 16) | STACKID_ABI_MINOR)
 
@@ -104,7 +111,49 @@ struct stackid_frame {
 	__u16 bid;		/* valid: 1..65535; else 0 */
 	__u8 status;		/* enum stackid_frame_status */
 	__u8 reason;		/* enum stackid_ip_reason */
-	__u32 __pad;
+	__u8 how;		/* user frames: enum stackid_frame_how */
+	__u8 __pad[3];
+};
+
+/*
+ * stackid_frame.how (ABI 2.2): how the walk found a user frame from the
+ * one before it. The innermost user frame is the interrupted (or saved)
+ * instruction pointer; every later one is a return address found by the
+ * caller-side frame pointer chain, by the unwind table of the file the
+ * frame before it is in (STACKID_IOC_ADD_UNWIND), or in the registers a
+ * signal handler's frame saved. Kernel frames and ABI 2.0/2.1 records
+ * have 0.
+ */
+enum stackid_frame_how {
+	STACKID_HOW_FP = 0,		/* frame pointer chain (or ABI < 2.2) */
+	STACKID_HOW_REGS = 1,		/* the task's registers: frame 0 */
+	STACKID_HOW_TABLE = 2,		/* an unwind table */
+	STACKID_HOW_SIGNAL = 3,		/* a signal frame's saved registers */
+	STACKID_HOW_NR
+};
+
+/*
+ * stackid_sample.stop (ABI 2.2): why the user stack walk ended after its
+ * last frame. Each is also counted (STACKID_STAT_STOP_FIRST + stop).
+ */
+enum stackid_stop {
+	STACKID_STOP_NONE = 0,		/* no user walk (kthread), ABI < 2.2 */
+	STACKID_STOP_END,		/* the stack's end: a zero frame pointer
+					 * or return address, or a table's
+					 * outermost frame (_start) */
+	STACKID_STOP_DEPTH,		/* max_depth (STACKID_SF_TRUNCATED) */
+	STACKID_STOP_FAULT,		/* stack memory could not be read
+					 * without faulting */
+	STACKID_STOP_BAD_FP,		/* no table for the frame's code, and
+					 * the frame pointer is not one (not
+					 * above the stack pointer, misaligned,
+					 * not user space): code built without
+					 * frame pointers, or JIT/anonymous code */
+	STACKID_STOP_NO_ROW,		/* the file's table does not cover the
+					 * address (code without CFI) */
+	STACKID_STOP_BAD_CFA,		/* the table's rule gave a frame that
+					 * does not move up the stack */
+	STACKID_STOP_NR
 };
 
 /*
@@ -164,7 +213,8 @@ struct stackid_sample {
 	__u16 nr_frames;
 	__u16 nr_kernel;	/* of nr_frames, at most STACKID_MAX_KDEPTH */
 	__u16 ring;
-	__u16 __pad;
+	__u8 stop;		/* enum stackid_stop (ABI 2.2) */
+	__u8 __pad;
 	__u64 cgroup_id;
 	struct stackid_frame frames[];
 };
@@ -360,7 +410,13 @@ enum stackid_stat {
 	STACKID_STAT_CGROUPS_DROPPED,	/* ... lost: no room, memory */
 	/* frames left as raw IP, by enum stackid_ip_reason (0 unused) */
 	STACKID_STAT_IP_FIRST,
-	STACKID_STAT_NR = STACKID_STAT_IP_FIRST + STACKID_IP_NR_REASONS
+	/* ABI 2.2: user frames found through unwind tables */
+	STACKID_STAT_FRAMES_TABLE = STACKID_STAT_IP_FIRST + STACKID_IP_NR_REASONS,
+	/* ... and by a signal frame's saved registers */
+	STACKID_STAT_FRAMES_SIGNAL,
+	/* user walks ended, by enum stackid_stop (0 unused) */
+	STACKID_STAT_STOP_FIRST,
+	STACKID_STAT_NR = STACKID_STAT_STOP_FIRST + STACKID_STOP_NR
 };
 
 #define STACKID_STATS_MAX	64
@@ -426,6 +482,87 @@ static inline __u64 stackid_cost_bucket_low(unsigned int b)
 	return (8ULL + b % 8) << (b / 8 - 3);
 }
 
+/*
+ * Unwind tables (ABI 2.2). A table tells, for the code of one file (named
+ * by its build-id), how to find a frame's caller from the frame's
+ * instruction pointer (ip), stack pointer (sp) and frame pointer (bp):
+ * what the DWARF call frame information in the file's .eh_frame (or
+ * .debug_frame) says, compiled into rows. User space compiles them (the
+ * stackid command does, for each build-id it learns a path of) and hands
+ * them to the module with STACKID_IOC_ADD_UNWIND; the sampling handler
+ * then walks through code without frame pointers with a bounded binary
+ * search and a few reads of the stack per frame. Only 64-bit tasks' user
+ * stacks use tables.
+ *
+ * Rows are sorted by start, strictly ascending; a row covers the file
+ * offsets from its start up to the next row's start (the last row: up to
+ * the end of the file). start is a file offset (as stackid_frame.addr of
+ * a valid frame), not an ELF address. For the innermost frame the ip
+ * itself is looked up, for a return address ip - 1 (the call), for the
+ * ip a signal frame saved the ip itself. With cfa the value the rule
+ * gives (the caller's sp), the return address is at cfa - 8 and bp is
+ * the rule's:
+ *
+ *   STACKID_UW_CFA_NONE	no information: the walk stops (NO_ROW)
+ *   STACKID_UW_CFA_SP		cfa = sp + cfa_off
+ *   STACKID_UW_CFA_BP		cfa = bp + cfa_off
+ *   STACKID_UW_CFA_PLT		cfa = sp + cfa_off + 8 if (ip & 15) >=
+ *				bp_off, else sp + cfa_off: a PLT entry's
+ *				rule (ld writes it as a DWARF expression)
+ *   STACKID_UW_CFA_SIGNAL	a signal trampoline (__restore_rt): sp
+ *				points to the kernel's struct ucontext,
+ *				whose saved ip, sp and bp are the caller's
+ *   STACKID_UW_CFA_END		the outermost frame (its return address
+ *				is undefined: _start): the walk ends (END)
+ *
+ *   STACKID_UW_BP_SAME		bp is unchanged in the caller
+ *   STACKID_UW_BP_SAVED	the caller's bp is at cfa + 8 * bp_off
+ *
+ * A table is kept until the device is next opened by a reader (each
+ * reader starts with none), or the module unloaded, and is shared by every
+ * process that maps a file with that build-id. Tables are bounded, one
+ * and all together, by the unwind_kb module parameter.
+ */
+struct stackid_unwind_row {
+	__u32 start;		/* file offset */
+	__u16 cfa_off;		/* bytes */
+	__u8 rule;		/* STACKID_UW_CFA_* | STACKID_UW_BP_* */
+	__s8 bp_off;		/* BP_SAVED: 8-byte words; CFA_PLT: threshold */
+};
+
+#define STACKID_UW_CFA_MASK	0x0f
+#define STACKID_UW_CFA_NONE	0x00
+#define STACKID_UW_CFA_SP	0x01
+#define STACKID_UW_CFA_BP	0x02
+#define STACKID_UW_CFA_PLT	0x03
+#define STACKID_UW_CFA_SIGNAL	0x04
+#define STACKID_UW_CFA_END	0x05
+#define STACKID_UW_BP_MASK	0xf0
+#define STACKID_UW_BP_SAME	0x00
+#define STACKID_UW_BP_SAVED	0x10
+
+/* The most rows one table may have. */
+#define STACKID_UW_MAX_ROWS	(1U << 22)
+
+/* STACKID_IOC_ADD_UNWIND argument (in). */
+struct stackid_unwind_table {
+	__u64 rows;		/* user pointer to nr_rows rows */
+	__u32 nr_rows;		/* 1..STACKID_UW_MAX_ROWS */
+	__u8 build_id_len;	/* 1..20 */
+	__u8 __pad[3];		/* must be 0 */
+	__u8 build_id[STACKID_BUILD_ID_SIZE];
+	__u32 __pad2;		/* must be 0 */
+};
+
+/* STACKID_IOC_GET_UNWIND argument (out): the tables loaded now. */
+struct stackid_unwind_info {
+	__u32 tables;
+	__u32 __pad;
+	__u64 rows;
+	__u64 bytes;		/* memory they take */
+	__u64 limit;		/* bytes: the unwind_kb parameter */
+};
+
 /* 0xB9: free in Documentation/userspace-api/ioctl/ioctl-number.rst. */
 #define STACKID_IOC_MAGIC	0xB9
 
@@ -476,5 +613,14 @@ static inline __u64 stackid_cost_bucket_low(unsigned int b)
  * Cleared on close.
  */
 #define STACKID_IOC_SET_CGROUP	_IOW(STACKID_IOC_MAGIC, 0x0d, __s32)
+/*
+ * struct stackid_unwind_table in: load a build-id's unwind table. -EEXIST
+ * if that build-id has one already (it stays), -ENOSPC if the table would
+ * take the tables above unwind_kb, -EINVAL for a bad length, padding not
+ * zero, or rows not ascending or with a rule not defined above, -EFAULT.
+ */
+#define STACKID_IOC_ADD_UNWIND	_IOW(STACKID_IOC_MAGIC, 0x0e, struct stackid_unwind_table)
+/* struct stackid_unwind_info out. */
+#define STACKID_IOC_GET_UNWIND	_IOR(STACKID_IOC_MAGIC, 0x0f, struct stackid_unwind_info)
 
 #endif /* _UAPI_STACKID_H */

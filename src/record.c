@@ -42,7 +42,34 @@ static const char *const stat_names[STACKID_STAT_NR] = {
 	[STACKID_STAT_IP_FIRST + STACKID_IP_NOT_ELF] = "frames_ip_not_elf",
 	[STACKID_STAT_IP_FIRST + STACKID_IP_NO_BUILD_ID] = "frames_ip_no_build_id",
 	[STACKID_STAT_IP_FIRST + STACKID_IP_BUDGET] = "frames_ip_budget",
+	[STACKID_STAT_FRAMES_TABLE] = "frames_table",
+	[STACKID_STAT_FRAMES_SIGNAL] = "frames_signal",
+	[STACKID_STAT_STOP_FIRST + STACKID_STOP_NONE] = "stop_none",
+	[STACKID_STAT_STOP_FIRST + STACKID_STOP_END] = "stop_end",
+	[STACKID_STAT_STOP_FIRST + STACKID_STOP_DEPTH] = "stop_depth",
+	[STACKID_STAT_STOP_FIRST + STACKID_STOP_FAULT] = "stop_fault",
+	[STACKID_STAT_STOP_FIRST + STACKID_STOP_BAD_FP] = "stop_bad_fp",
+	[STACKID_STAT_STOP_FIRST + STACKID_STOP_NO_ROW] = "stop_no_row",
+	[STACKID_STAT_STOP_FIRST + STACKID_STOP_BAD_CFA] = "stop_bad_cfa",
 };
+
+static const char *const stop_names[STACKID_STOP_NR] = {
+	"none", "end", "depth", "fault", "bad_fp", "no_row", "bad_cfa",
+};
+
+static const char *const how_names[STACKID_HOW_NR] = {
+	"fp", "regs", "table", "signal",
+};
+
+const char *stackid_stop_name(unsigned int s)
+{
+	return s < STACKID_STOP_NR ? stop_names[s] : NULL;
+}
+
+const char *stackid_how_name(unsigned int h)
+{
+	return h < STACKID_HOW_NR ? how_names[h] : NULL;
+}
 
 /* ABI 1's reasons, for old captures. */
 static const char *const reasons1[STACKID1_IP_NR_REASONS] = {

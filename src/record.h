@@ -86,6 +86,10 @@ static inline size_t stackid_record_max(unsigned int major)
  * is reported even when the record is not all there. On -EINVAL, *@why
  * (if @why) says what is wrong in a few words (a static string).
  */
+/* enum stackid_stop and enum stackid_frame_how names, or NULL. */
+const char *stackid_stop_name(unsigned int s);
+const char *stackid_how_name(unsigned int h);
+
 long stackid_record_check_abi(const void *buf, size_t len,
 			      unsigned int major, const char **why);
 
