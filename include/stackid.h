@@ -135,24 +135,22 @@ enum stackid_frame_how {
 /*
  * stackid_sample.stop (ABI 2.2): why the user stack walk ended after its
  * last frame. Each is also counted (STACKID_STAT_STOP_FIRST + stop).
+ * END: a zero frame pointer or return address, or a table's outermost
+ * frame (_start, a thread's start). BAD_FP: the frame's code has no
+ * table, and its bp is not a frame pointer (not above sp, misaligned,
+ * not user space): code built without frame pointers whose file has no
+ * table (yet), or JIT or anonymous code. NO_ROW: the file's table does
+ * not cover the address (code without CFI) and bp is no frame pointer
+ * either. BAD_CFA: a row gave a caller below or at this frame.
  */
 enum stackid_stop {
 	STACKID_STOP_NONE = 0,		/* no user walk (kthread), ABI < 2.2 */
-	STACKID_STOP_END,		/* the stack's end: a zero frame pointer
-					 * or return address, or a table's
-					 * outermost frame (_start) */
+	STACKID_STOP_END,		/* the stack's end (below) */
 	STACKID_STOP_DEPTH,		/* max_depth (STACKID_SF_TRUNCATED) */
-	STACKID_STOP_FAULT,		/* stack memory could not be read
-					 * without faulting */
-	STACKID_STOP_BAD_FP,		/* no table for the frame's code, and
-					 * the frame pointer is not one (not
-					 * above the stack pointer, misaligned,
-					 * not user space): code built without
-					 * frame pointers, or JIT/anonymous code */
-	STACKID_STOP_NO_ROW,		/* the file's table does not cover the
-					 * address (code without CFI) */
-	STACKID_STOP_BAD_CFA,		/* the table's rule gave a frame that
-					 * does not move up the stack */
+	STACKID_STOP_FAULT,		/* stack not readable without a fault */
+	STACKID_STOP_BAD_FP,		/* no table, and bp is no frame pointer */
+	STACKID_STOP_NO_ROW,		/* the file's table lacks the address */
+	STACKID_STOP_BAD_CFA,		/* a row's caller is not up the stack */
 	STACKID_STOP_NR
 };
 

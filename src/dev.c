@@ -130,6 +130,8 @@ static int stackid_release(struct inode *inode, struct file *file)
 	WRITE_ONCE(stackid_state.filter_tgid, 0);
 	stackid_cgroup_set_filter(-1);
 	mutex_unlock(&stackid_state.lock);
+	/* the next reader starts with no tables, and loads its own */
+	stackid_unwind_clear();
 	atomic_set(&stackid_open_count, 0);
 	return 0;
 }
@@ -385,6 +387,10 @@ static long stackid_ioctl(struct file *file, unsigned int cmd,
 		mutex_unlock(&stackid_state.lock);
 		return ret;
 	}
+	case STACKID_IOC_ADD_UNWIND:
+		return stackid_unwind_add(uarg);
+	case STACKID_IOC_GET_UNWIND:
+		return stackid_unwind_info(uarg);
 	case STACKID_IOC_GET_RING_INFO:
 		return stackid_get_ring_info(uarg);
 	case STACKID_IOC_SET_WAKEUP:

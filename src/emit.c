@@ -288,6 +288,7 @@ bool stackid_emit_sample(struct stackid_cpu *c, struct stackid_ksample *ks)
 		struct stackid_frame *f = &s->frames[nk + i];
 
 		memset(f, 0, sizeof(*f));
+		f->how = kf->how;
 		if (kf->status == KS_FILE) {
 			f->status = STACKID_FRAME_VALID;
 			f->addr = kf->off;

@@ -9,6 +9,7 @@
  *   events.c   per-CPU perf events, CPU hotplug, frequency and its limit
  *   sample.c   the sampling handler: checks, user stack walk, hand-off
  *   resolve.c  frames -> files -> build-ids in the handler: cache hits only
+ *   unwind.c   the user stack walk: unwind tables, frame pointers
  *   task.c     finishing a sample in the sampled task's own context
  *   buildid.c  reading a file's build-id note there (may sleep, do I/O)
  *   paths.c    build-id -> path records, from the sampled task's context
@@ -88,6 +89,7 @@ struct stackid_kframe {
 	u8 status;		/* enum stackid_kframe_status */
 	u8 reason;		/* KS_IP: enum stackid_ip_reason */
 	u8 file;		/* KS_FILE: index into the sample's files */
+	u8 how;			/* enum stackid_frame_how */
 };
 
 enum stackid_kframe_status {
@@ -159,6 +161,11 @@ struct stackid_kring {
 	bool woken;		/* reader woken since it last read here */
 };
 
+/* A frame's registers as the walk knows them (uwtab.h). */
+struct stackid_uw_regs {
+	u64 ip, sp, bp;
+};
+
 /* A sample handed to its task's own context (task.c), in a slot of its CPU. */
 struct stackid_deferred {
 	struct callback_head work;
@@ -166,6 +173,12 @@ struct stackid_deferred {
 	unsigned int slot;
 	struct mm_struct *mm;		/* mmgrab()ed: no stale match */
 	struct file *anchor;		/* pins the module (task.c) */
+	/* walk the user stack again there, from these registers */
+	bool rewalk;
+	bool compat;
+	struct stackid_uw_regs uregs;
+	unsigned long ips[STACKID_MAX_DEPTH];	/* that walk's scratch */
+	u8 hows[STACKID_MAX_DEPTH];
 	struct stackid_ksample ks;
 };
 
@@ -190,6 +203,7 @@ struct stackid_cpu {
 	local64_t cost_sum;		/* handler ns, see stackid_cost */
 	local64_t cost[STACKID_COST_BUCKETS];
 	unsigned long ips[STACKID_MAX_DEPTH];	/* the walk's scratch */
+	u8 hows[STACKID_MAX_DEPTH];
 	struct stackid_ksample ks;		/* the sample being built */
 	u8 rec[STACKID_SAMPLE_MAX];		/* its encoding */
 	struct stackid_emit_scratch {		/* emit.c, off the NMI stack */
@@ -245,6 +259,7 @@ extern bool stackid_param_cycles;
 extern bool stackid_param_kernel_frames;
 extern bool stackid_param_kthreads;
 extern unsigned int stackid_param_freq;
+extern unsigned int stackid_param_unwind_kb;
 
 static inline void stackid_stat_inc(struct stackid_cpu *c, int i)
 {
@@ -273,8 +288,12 @@ void stackid_stat_inc_here(int i);
 void stackid_overflow(struct perf_event *event,
 		      struct perf_sample_data *data, struct pt_regs *regs);
 void stackid_sample(struct pt_regs *regs);
+void stackid_fill_user(struct stackid_ksample *ks, const unsigned long *ips,
+		       const u8 *hows, unsigned int n);
 
 /* resolve.c */
+bool stackid_mm_trylock(struct stackid_cpu *c, struct mm_struct *mm);
+void stackid_mm_unlock(struct stackid_cpu *c, struct mm_struct *mm);
 void stackid_resolve(struct stackid_cpu *c, struct mm_struct *mm,
 		     struct stackid_ksample *ks, bool *defer);
 void stackid_resolve_frames(struct stackid_cpu *c, struct mm_struct *mm,
@@ -302,6 +321,16 @@ int stackid_defer_alloc(struct stackid_cpu *c);
 void stackid_defer_free(struct stackid_cpu *c);
 bool stackid_defer_idle(void);
 void stackid_task_fn(struct callback_head *work);
+
+/* unwind.c */
+extern atomic_t stackid_uw_loaded;
+long stackid_unwind_add(const void __user *arg);
+long stackid_unwind_info(void __user *arg);
+void stackid_unwind_clear(void);
+unsigned int stackid_unwind(struct stackid_cpu *c, struct mm_struct *mm,
+			    const struct stackid_uw_regs *regs, bool compat,
+			    unsigned long *ips, u8 *hows, unsigned int max,
+			    u8 *stop, bool *missed);
 
 /* kframes.c */
 extern atomic_t stackid_ksym_gen;

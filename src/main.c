@@ -107,6 +107,10 @@ bool stackid_param_kthreads = true;
 module_param_named(kthreads, stackid_param_kthreads, bool, 0644);
 MODULE_PARM_DESC(kthreads, "Record samples of kernel threads and io_uring/vhost workers with their kernel stacks, if kernel_frames (default Y); N counts them as dropped (takes effect at once)");
 
+unsigned int stackid_param_unwind_kb = 65536;
+module_param_named(unwind_kb, stackid_param_unwind_kb, uint, 0644);
+MODULE_PARM_DESC(unwind_kb, "Memory all unwind tables together may take, in KiB (default 65536); a table loaded beyond it is refused");
+
 bool stackid_param_cycles;
 module_param_named(cycles, stackid_param_cycles, bool, 0644);
 MODULE_PARM_DESC(cycles, "Sample on hardware CPU cycles (NMI) instead of the cpu-clock timer (default N); taken at the next enable");
@@ -234,6 +238,7 @@ static void __exit stackid_exit(void)
 	}
 	stackid_paths_reset();
 	stackid_cgroups_reset();
+	stackid_unwind_clear();
 	stackid_free_cpus();
 	stackid_limits_exit();
 	pr_info("unloaded\n");

@@ -332,20 +332,16 @@ static int stackid_handler_file(struct stackid_cpu *c,
 }
 
 /**
- * stackid_resolve - resolve what the handler can: cache hits
+ * stackid_mm_trylock - read-lock @mm from the handler, if it can be had
  * @c: this CPU's sampler state
  * @mm: the sampled task's mm
- * @ks: the sample, all frames KS_PENDING
- * @defer: set when some frame needs the task's own context
+ *
+ * Never on PREEMPT_RT, where mmap_lock sleeps.
  */
-void stackid_resolve(struct stackid_cpu *c, struct mm_struct *mm,
-		     struct stackid_ksample *ks, bool *defer)
+bool stackid_mm_trylock(struct stackid_cpu *c, struct mm_struct *mm)
 {
-	unsigned int i;
-
-	*defer = true;
 	if (IS_ENABLED(CONFIG_PREEMPT_RT))
-		return;
+		return false;
 	if (in_nmi()) {
 		/*
 		 * The rwsem itself, not mmap_read_trylock(): that reports to
@@ -354,13 +350,15 @@ void stackid_resolve(struct stackid_cpu *c, struct mm_struct *mm,
 		 * (and a check of the tracepoint here would race its being
 		 * turned on). The irq_work releases it the same way.
 		 */
-		if (stackid_irq_work_is_busy(&c->unlock_work) ||
-		    !down_read_trylock(&mm->mmap_lock))
-			return;
-	} else if (!mmap_read_trylock(mm)) {
-		return;
+		return !stackid_irq_work_is_busy(&c->unlock_work) &&
+		       down_read_trylock(&mm->mmap_lock);
 	}
-	stackid_resolve_frames(c, mm, ks, stackid_handler_file, NULL);
+	return mmap_read_trylock(mm);
+}
+
+/* Release what stackid_mm_trylock() took. */
+void stackid_mm_unlock(struct stackid_cpu *c, struct mm_struct *mm)
+{
 	if (in_nmi()) {
 		/*
 		 * Release the lock in lockdep's eyes now: the irq_work that
@@ -372,6 +370,21 @@ void stackid_resolve(struct stackid_cpu *c, struct mm_struct *mm,
 	} else {
 		mmap_read_unlock(mm);
 	}
+}
+
+/**
+ * stackid_resolve - resolve what the handler can: cache hits
+ * @c: this CPU's sampler state
+ * @mm: the sampled task's mm, read-locked by stackid_mm_trylock()
+ * @ks: the sample, all frames KS_PENDING
+ * @defer: set when some frame needs the task's own context
+ */
+void stackid_resolve(struct stackid_cpu *c, struct mm_struct *mm,
+		     struct stackid_ksample *ks, bool *defer)
+{
+	unsigned int i;
+
+	stackid_resolve_frames(c, mm, ks, stackid_handler_file, NULL);
 	*defer = false;
 	for (i = 0; i < stackid_nr_user(ks); i++)
 		if (ks->frames[i].status == KS_PENDING)
@@ -390,7 +403,15 @@ void stackid_count_frames(struct stackid_cpu *c,
 		else
 			stackid_stat_inc(c, STACKID_STAT_IP_FIRST +
 					    ks->frames[i].reason);
+		if (ks->frames[i].how == STACKID_HOW_TABLE)
+			stackid_stat_inc(c, STACKID_STAT_FRAMES_TABLE);
+		else if (ks->frames[i].how == STACKID_HOW_SIGNAL)
+			stackid_stat_inc(c, STACKID_STAT_FRAMES_SIGNAL);
 	}
+	if (ks->hdr.stop)
+		stackid_stat_inc(c, STACKID_STAT_STOP_FIRST + ks->hdr.stop);
+	if (ks->hdr.flags & STACKID_SF_TRUNCATED)
+		stackid_stat_inc(c, STACKID_STAT_TRUNCATED);
 	stackid_stat_add(c, STACKID_STAT_FRAMES_VALID, valid);
 	stackid_stat_add(c, STACKID_STAT_KFRAMES, ks->hdr.nr_kernel);
 }

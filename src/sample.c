@@ -32,66 +32,6 @@
 #include "compat.h"
 
 /*
- * Walk the user stack by frame pointers from @regs (the task's user
- * registers) into c->ips, innermost first; returns the number of
- * addresses. *truncated: the depth limit cut off a frame the walk would
- * have taken.
- *
- * A frame is [saved frame pointer][return address] at the frame pointer,
- * 8-byte words for 64-bit tasks, 4-byte for compat ones. The walk stops
- * at a zero or misaligned frame pointer, one that does not move strictly
- * up the stack, one outside user space, a failed copy, or a zero return
- * address.
- */
-static unsigned int stackid_walk(struct stackid_cpu *c, struct pt_regs *regs,
-				 bool compat, unsigned int max,
-				 bool *truncated)
-{
-	unsigned long fp = regs->bp, prev = regs->sp, next, ret;
-	unsigned long word = compat ? 4 : 8;
-	unsigned long limit = compat ? 0x100000000UL : TASK_SIZE_MAX;
-	unsigned int n = 0;
-
-	*truncated = false;
-	c->ips[n++] = regs->ip;
-	if (compat)
-		fp &= 0xffffffffUL;
-	while (fp) {
-		if (fp & (word - 1) || fp < prev || fp > limit - 2 * word)
-			break;
-		if (compat) {
-			u32 frame[2];
-
-			if (stackid_copy_user_nmi(frame, (void __user *)fp,
-						  sizeof(frame)))
-				break;
-			next = frame[0];
-			ret = frame[1];
-		} else {
-			unsigned long frame[2];
-
-			if (stackid_copy_user_nmi(frame, (void __user *)fp,
-						  sizeof(frame)))
-				break;
-			next = frame[0];
-			ret = frame[1];
-		}
-		if (!ret)
-			break;
-		/* only a frame that would have been taken counts as cut */
-		if (n >= max) {
-			*truncated = true;
-			break;
-		}
-		c->ips[n++] = ret;
-		/* strictly up: the next frame must be above this one */
-		prev = fp + 1;
-		fp = next;
-	}
-	return n;
-}
-
-/*
  * The interrupted task's user registers, or NULL (counted as NO_REGS):
  * the sample's own when it hit user mode, else those saved at kernel
  * entry, unless they are not trustworthy yet: an NMI that hit the entry
@@ -207,12 +147,11 @@ static void stackid_cost_add(struct stackid_cpu *c, u64 ns)
  */
 static void stackid_fill(struct stackid_cpu *c, struct pt_regs *regs,
 			 unsigned int nk, unsigned int n, bool truncated,
-			 bool compat, u64 cgroup)
+			 bool compat, u64 cgroup, u8 stop)
 {
 	struct stackid_ksample *ks = &c->ks;
 	struct task_struct *task = current;
 	struct stackid_sample *s = &ks->hdr;
-	unsigned int i;
 
 	memset(s, 0, sizeof(*s));
 	s->flags = (user_mode(regs) ? STACKID_SF_USER : 0) |
@@ -227,15 +166,33 @@ static void stackid_fill(struct stackid_cpu *c, struct pt_regs *regs,
 	s->nr_kernel = nk;
 	s->nr_frames = nk + n;
 	s->cgroup_id = cgroup;
+	s->stop = stop;
+	ks->name_cgroup = false;
+	stackid_fill_user(ks, c->ips, c->hows, n);
+}
+
+/**
+ * stackid_fill_user - a sample's user frames, all pending, and no files
+ * @ks: the sample, its header filled but for nr_frames's user part
+ * @ips: the walk's addresses
+ * @hows: how each was found
+ * @n: how many
+ */
+void stackid_fill_user(struct stackid_ksample *ks, const unsigned long *ips,
+		       const u8 *hows, unsigned int n)
+{
+	unsigned int i;
+
+	ks->hdr.nr_frames = ks->hdr.nr_kernel + n;
 	ks->nr_files = 0;
 	memset(ks->file_hash, 0, sizeof(ks->file_hash));
-	ks->name_cgroup = false;
 	for (i = 0; i < n; i++) {
-		ks->frames[i].addr = c->ips[i];
+		ks->frames[i].addr = ips[i];
 		ks->frames[i].off = 0;
 		ks->frames[i].status = KS_PENDING;
 		ks->frames[i].reason = STACKID_IP_NONE;
 		ks->frames[i].file = 0;
+		ks->frames[i].how = hows[i];
 	}
 }
 
@@ -262,7 +219,8 @@ static void stackid_settle(struct stackid_ksample *ks, int reason)
  * the caller must deliver it itself.
  */
 static bool stackid_defer(struct stackid_cpu *c, struct stackid_ksample *ks,
-		   struct mm_struct *mm)
+			  struct mm_struct *mm, const struct stackid_uw_regs *ur,
+			  bool rewalk)
 {
 	struct file *anchor = READ_ONCE(stackid_state.anchor);
 	struct stackid_deferred *d;
@@ -282,6 +240,9 @@ static bool stackid_defer(struct stackid_cpu *c, struct stackid_ksample *ks,
 	       stackid_nr_user(ks) * sizeof(ks->frames[0]));
 	d->mm = mm;
 	d->anchor = anchor;
+	d->rewalk = rewalk;
+	d->uregs = *ur;
+	d->compat = !!(ks->hdr.flags & STACKID_SF_COMPAT);
 	init_task_work(&d->work, stackid_task_fn);
 	if (stackid_task_work_add_current(&d->work)) {
 		clear_bit(i, &c->defer_busy);
@@ -310,8 +271,11 @@ void stackid_sample(struct pt_regs *regs)
 	struct stackid_cpu *c = stackid_state.cpus[smp_processor_id()];
 	struct task_struct *task = current;
 	struct pt_regs *uregs;
+	struct stackid_uw_regs ur;
 	unsigned int n, nk, max;
-	bool truncated, compat, defer = false;
+	bool compat, defer = false, locked = false, tables, missed, rewalk;
+	bool resolve;
+	u8 stop;
 	u64 cgroup;
 	u32 filter;
 	u64 start, t0 = 0;
@@ -347,7 +311,7 @@ void stackid_sample(struct pt_regs *regs)
 		 */
 		t0 = start;
 		nk = stackid_kernel_walk(regs, c->ks.kips, STACKID_MAX_KDEPTH);
-		stackid_fill(c, regs, nk, 0, false, false, 0);
+		stackid_fill(c, regs, nk, 0, false, false, 0, STACKID_STOP_NONE);
 		c->ks.hdr.flags |= STACKID_SF_KTHREAD;
 		stackid_count_frames(c, &c->ks);
 		stackid_emit_sample(c, &c->ks);
@@ -363,27 +327,42 @@ void stackid_sample(struct pt_regs *regs)
 	if (!user_mode(regs) && READ_ONCE(stackid_param_kernel_frames))
 		nk = stackid_kernel_walk(regs, c->ks.kips, STACKID_MAX_KDEPTH);
 	compat = !user_64bit_mode(uregs);
+	ur.ip = uregs->ip;
+	ur.sp = uregs->sp;
+	ur.bp = uregs->bp;
+	/* the mm, for the walk's tables and resolution alike */
+	resolve = READ_ONCE(stackid_param_resolve);
+	tables = resolve && !compat && atomic_read(&stackid_uw_loaded);
+	if (resolve)
+		locked = stackid_mm_trylock(c, task->mm);
 	max = min_t(unsigned int, READ_ONCE(stackid_param_max_depth),
 		    STACKID_MAX_DEPTH - nk);
-	n = stackid_walk(c, uregs, compat, max, &truncated);
-	if (truncated)
-		stackid_stat_inc(c, STACKID_STAT_TRUNCATED);
-	stackid_fill(c, regs, nk, n, truncated, compat, cgroup);
+	n = stackid_unwind(c, locked ? task->mm : NULL, &ur, compat, c->ips,
+			   c->hows, max, &stop, &missed);
+	/* tables it could not use: its task walks again with them */
+	rewalk = tables && (missed || !locked);
+	defer = rewalk;
+	stackid_fill(c, regs, nk, n, stop == STACKID_STOP_DEPTH, compat,
+		     cgroup, stop);
 	/* a cgroup this CPU has not named yet: named in task context */
 	if (!stackid_cgroup_seen(c, cgroup)) {
 		c->ks.name_cgroup = true;
 		defer = true;
 	}
 
-	if (!READ_ONCE(stackid_param_resolve)) {
+	if (!resolve) {
 		stackid_settle(&c->ks, STACKID_IP_RESOLVE_OFF);
+	} else if (!locked) {
+		defer = true;
 	} else {
 		bool more;
 
 		stackid_resolve(c, task->mm, &c->ks, &more);
 		defer |= more;
 	}
-	if (defer && stackid_defer(c, &c->ks, task->mm))
+	if (locked)
+		stackid_mm_unlock(c, task->mm);
+	if (defer && stackid_defer(c, &c->ks, task->mm, &ur, rewalk))
 		goto out;	/* its task delivers or drops it */
 	stackid_settle(&c->ks, STACKID_IP_NOT_RESOLVED);
 	stackid_count_frames(c, &c->ks);

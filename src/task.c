@@ -42,6 +42,8 @@
 #include <linux/slab.h>
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
+#include <linux/sched/task_stack.h>
+#include <linux/ptrace.h>
 #include <linux/task_work.h>
 #include <linux/file.h>
 #include <linux/fs.h>
@@ -217,6 +219,56 @@ static void stackid_task_resolve(struct stackid_ksample *ks,
 	}
 }
 
+/*
+ * Whether the task's user registers are still those the handler walked
+ * from: not so when it ran user code since (a sample of an NMI that hit
+ * user mode, on a kernel where its task_work waits for the next entry),
+ * and then its stack is not the one sampled either.
+ */
+static bool stackid_task_regs_same(const struct stackid_deferred *d)
+{
+	struct pt_regs *regs = task_pt_regs(current);
+
+	return regs->ip == d->uregs.ip && regs->sp == d->uregs.sp &&
+	       regs->bp == d->uregs.bp;
+}
+
+/*
+ * Walk @d's user stack again, here, with the unwind tables the handler
+ * could not use (the mm lock was not to be had there, or a frame's file
+ * was not in its build-id cache, so its table could not be found), then
+ * resolve it. The user stack is the one the handler saw: the task has
+ * not been back in user space since. A walk that meets a file not yet
+ * cached resolves it (reads its build-id) and walks once more; at most
+ * four walks.
+ */
+static void stackid_task_rewalk(struct stackid_deferred *d,
+				struct mm_struct *mm)
+{
+	struct stackid_ksample *ks = &d->ks;
+	unsigned int round, n, max;
+	bool missed = true;
+	u8 stop;
+
+	max = min_t(unsigned int, READ_ONCE(stackid_param_max_depth),
+		    STACKID_MAX_DEPTH - ks->hdr.nr_kernel);
+	for (round = 0; missed && round < 4; round++) {
+		if (round)
+			cond_resched();
+		if (mmap_read_lock_killable(mm))
+			return;
+		n = stackid_unwind(NULL, mm, &d->uregs, d->compat, d->ips,
+				   d->hows, max, &stop, &missed);
+		mmap_read_unlock(mm);
+		stackid_fill_user(ks, d->ips, d->hows, n);
+		ks->hdr.stop = stop;
+		ks->hdr.flags &= ~STACKID_SF_TRUNCATED;
+		if (stop == STACKID_STOP_DEPTH)
+			ks->hdr.flags |= STACKID_SF_TRUNCATED;
+		stackid_task_resolve(ks, mm);
+	}
+}
+
 void stackid_task_fn(struct callback_head *work)
 {
 	struct stackid_deferred *d = container_of(work, struct stackid_deferred,
@@ -239,7 +291,10 @@ void stackid_task_fn(struct callback_head *work)
 	for (i = 0; i < ks->nr_files; i++)
 		ks->files[i].entry = NULL;
 	if (mm && mm == d->mm && !(current->flags & PF_EXITING)) {
-		stackid_task_resolve(ks, mm);
+		if (d->rewalk && stackid_task_regs_same(d))
+			stackid_task_rewalk(d, mm);
+		else
+			stackid_task_resolve(ks, mm);
 		if (ks->name_cgroup)
 			stackid_cgroup_report(ks->hdr.cgroup_id);
 	}

@@ -1,0 +1,399 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Walking user stacks: by unwind tables where a frame's file has one, by
+ * frame pointers where not.
+ *
+ * Tables. User space compiles a file's DWARF call frame information into
+ * rows (include/stackid.h, "Unwind tables") and hands them in with
+ * STACKID_IOC_ADD_UNWIND, one table per build-id, shared by every process
+ * that maps such a file. They live in a hash of RCU lists: added under
+ * stackid_uw_lock from the ioctl, read without locks from the handler
+ * (hardirq or NMI, where an RCU read-side section is allowed) and from
+ * task context, and dropped all together, after a grace period, when
+ * the reader closes the device or the module goes. Their memory, all
+ * tables together, is bounded by the unwind_kb parameter.
+ *
+ * The walk. Each step looks up the frame's address: its VMA (the mm is
+ * read-locked by the caller), the file behind it, the file's build-id in
+ * the CPU's build-id cache (cache hits only: the handler never reads a
+ * file), and that build-id's table. With a row, the caller is found by
+ * the row's rule (uwtab.h); without a table for the file, by the frame
+ * pointer as before. A file the cache does not know yet cannot have its
+ * table found in the handler: the walk goes on by frame pointer and says
+ * so (*missed), and the sample's own task walks it again once its files
+ * are read (task.c). The walk is bounded by max_depth, every read is
+ * copy_from_user_nmi() (never faults), and nothing is allocated.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/rculist.h>
+#include <linux/hash.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <linux/uaccess.h>
+#include <linux/jhash.h>
+#include <linux/overflow.h>
+
+#include "internal.h"
+#include "compat.h"
+#include "uwtab.h"
+
+#define STACKID_UW_HASH_BITS	8
+
+/* One build-id's table. */
+struct stackid_utable {
+	struct hlist_node node;
+	struct stackid_utable *gone;	/* stackid_unwind_clear()'s list */
+	u32 nr;
+	u8 len;
+	u8 id[STACKID_BUILD_ID_SIZE];
+	size_t bytes;
+	struct stackid_unwind_row rows[];
+};
+
+static DEFINE_MUTEX(stackid_uw_lock);
+static struct hlist_head stackid_uw_hash[1 << STACKID_UW_HASH_BITS];
+static unsigned int stackid_uw_tables;	/* under stackid_uw_lock */
+static u64 stackid_uw_rows;
+static size_t stackid_uw_bytes;
+/* nonzero while any table is loaded: the handler's quick check */
+atomic_t stackid_uw_loaded = ATOMIC_INIT(0);
+
+static u32 stackid_uw_hashfn(const u8 *id, u8 len)
+{
+	return jhash(id, len, 0) & ((1 << STACKID_UW_HASH_BITS) - 1);
+}
+
+/* The table of build-id @id, or NULL. Under rcu_read_lock(). */
+static const struct stackid_utable *stackid_uw_table(const u8 *id, u8 len)
+{
+	struct stackid_utable *t;
+
+	hlist_for_each_entry_rcu(t, &stackid_uw_hash[stackid_uw_hashfn(id, len)],
+				 node)
+		if (t->len == len && !memcmp(t->id, id, len))
+			return t;
+	return NULL;
+}
+
+/**
+ * stackid_unwind_add - STACKID_IOC_ADD_UNWIND
+ * @arg: the user's struct stackid_unwind_table
+ *
+ * Process context. The rows are copied into memory of the module's own
+ * and checked there, so nothing the caller changes later matters.
+ */
+long stackid_unwind_add(const void __user *arg)
+{
+	struct stackid_unwind_table ut;
+	struct stackid_utable *t;
+	size_t bytes, limit;
+	long ret;
+
+	if (copy_from_user(&ut, arg, sizeof(ut)))
+		return -EFAULT;
+	if (ut.__pad[0] || ut.__pad[1] || ut.__pad[2] || ut.__pad2 ||
+	    !ut.build_id_len || ut.build_id_len > STACKID_BUILD_ID_SIZE ||
+	    !ut.nr_rows || ut.nr_rows > STACKID_UW_MAX_ROWS)
+		return -EINVAL;
+	bytes = struct_size(t, rows, ut.nr_rows);
+	limit = (size_t)READ_ONCE(stackid_param_unwind_kb) * 1024;
+	mutex_lock(&stackid_uw_lock);
+	ret = -ENOSPC;
+	if (bytes > limit || stackid_uw_bytes > limit - bytes)
+		goto out;
+	ret = -EEXIST;
+	rcu_read_lock();
+	if (stackid_uw_table(ut.build_id, ut.build_id_len))
+		t = ERR_PTR(-EEXIST);
+	else
+		t = NULL;
+	rcu_read_unlock();
+	if (t)
+		goto out;
+	ret = -ENOMEM;
+	t = kvmalloc(bytes, GFP_KERNEL_ACCOUNT);
+	if (!t)
+		goto out;
+	ret = -EFAULT;
+	if (copy_from_user(t->rows, u64_to_user_ptr(ut.rows),
+			   array_size(ut.nr_rows, sizeof(t->rows[0]))))
+		goto free;
+	ret = -EINVAL;
+	if (stackid_uw_check(t->rows, ut.nr_rows))
+		goto free;
+	t->nr = ut.nr_rows;
+	t->len = ut.build_id_len;
+	memset(t->id, 0, sizeof(t->id));
+	memcpy(t->id, ut.build_id, t->len);
+	t->bytes = bytes;
+	hlist_add_head_rcu(&t->node,
+			   &stackid_uw_hash[stackid_uw_hashfn(t->id, t->len)]);
+	stackid_uw_tables++;
+	stackid_uw_rows += t->nr;
+	stackid_uw_bytes += bytes;
+	atomic_set(&stackid_uw_loaded, 1);
+	mutex_unlock(&stackid_uw_lock);
+	return 0;
+free:
+	kvfree(t);
+out:
+	mutex_unlock(&stackid_uw_lock);
+	return ret;
+}
+
+/* STACKID_IOC_GET_UNWIND */
+long stackid_unwind_info(void __user *arg)
+{
+	struct stackid_unwind_info info = { 0 };
+
+	mutex_lock(&stackid_uw_lock);
+	info.tables = stackid_uw_tables;
+	info.rows = stackid_uw_rows;
+	info.bytes = stackid_uw_bytes;
+	mutex_unlock(&stackid_uw_lock);
+	info.limit = (u64)READ_ONCE(stackid_param_unwind_kb) * 1024;
+	return copy_to_user(arg, &info, sizeof(info)) ? -EFAULT : 0;
+}
+
+/*
+ * Drop every table (process context, may sleep): unhashed first, freed
+ * after a grace period, when no handler or task-context walk can still
+ * use one.
+ */
+void stackid_unwind_clear(void)
+{
+	struct stackid_utable *t, *gone = NULL;
+	struct hlist_node *tmp;
+	unsigned int i;
+
+	mutex_lock(&stackid_uw_lock);
+	atomic_set(&stackid_uw_loaded, 0);
+	for (i = 0; i < ARRAY_SIZE(stackid_uw_hash); i++) {
+		hlist_for_each_entry_safe(t, tmp, &stackid_uw_hash[i], node) {
+			hlist_del_rcu(&t->node);
+			t->gone = gone;
+			gone = t;
+		}
+	}
+	stackid_uw_tables = 0;
+	stackid_uw_rows = 0;
+	stackid_uw_bytes = 0;
+	mutex_unlock(&stackid_uw_lock);
+	if (!gone)
+		return;
+	synchronize_rcu();
+	while (gone) {
+		t = gone;
+		gone = t->gone;
+		kvfree(t);
+	}
+}
+
+/* --- the walk ----------------------------------------------------------- */
+
+/* Reading the stack: never faults, never sleeps. */
+static int stackid_uw_read(void *ctx, u64 addr, u64 *val)
+{
+	if (addr > TASK_SIZE_MAX - sizeof(*val))
+		return -EFAULT;
+	return stackid_copy_user_nmi(val, (const void __user *)addr,
+				     sizeof(*val)) ? -EFAULT : 0;
+}
+
+/* What the walk knows of the mapping it last looked in. */
+struct stackid_uw_where {
+	struct vm_area_struct *vma;
+	const struct stackid_utable *table;	/* NULL: none for this VMA */
+};
+
+/*
+ * The build-id of @file, from the build-id cache of @c (the handler's
+ * CPU), or of the CPU we run on when @c is NULL (task context). False on
+ * a miss, or for a file known to have none.
+ */
+static bool stackid_uw_build_id(struct stackid_cpu *c, struct file *file,
+				u8 *id, u8 *len, bool *miss)
+{
+	struct stackid_bid_entry *e;
+	struct stackid_bid_key key;
+	unsigned long flags = 0;
+	bool found = false;
+
+	stackid_file_key(file, &key);
+	if (!c) {
+		c = stackid_cpu_get(&flags);
+		if (!c) {
+			*miss = true;
+			return false;
+		}
+		e = stackid_bidcache_find(&c->cache, &key);
+		if (e && e->len) {
+			*len = e->len;
+			memcpy(id, e->id, e->len);
+			found = true;
+		}
+		stackid_cpu_put(c, flags);
+	} else {
+		e = stackid_bidcache_find(&c->cache, &key);
+		if (e && e->len) {
+			*len = e->len;
+			memcpy(id, e->id, e->len);
+			found = true;
+		}
+	}
+	if (!e)
+		*miss = true;
+	return found;
+}
+
+/*
+ * The row for @pc (a return address already made pc - 1), or NULL: no
+ * table for its file, or no VMA. Under rcu_read_lock() and the mm lock.
+ */
+static const struct stackid_unwind_row *
+stackid_uw_lookup(struct stackid_cpu *c, struct mm_struct *mm, u64 pc,
+		  struct stackid_uw_where *w, bool *missed)
+{
+	struct vm_area_struct *vma = w->vma;
+
+	if (!vma || pc < vma->vm_start || pc >= vma->vm_end) {
+		struct file *file;
+		u8 id[STACKID_BUILD_ID_SIZE], len;
+		int reason;
+
+		w->vma = NULL;
+		w->table = NULL;
+		vma = stackid_vma_lookup(mm, pc);
+		if (!vma)
+			return NULL;
+		w->vma = vma;
+		file = stackid_vma_file(vma, &reason);
+		if (!file)
+			return NULL;
+		if (stackid_uw_build_id(c, file, id, &len, missed))
+			w->table = stackid_uw_table(id, len);
+	}
+	if (!w->table)
+		return NULL;
+	return stackid_uw_find(w->table->rows, w->table->nr,
+			       ((u64)vma->vm_pgoff << PAGE_SHIFT) +
+			       pc - vma->vm_start);
+}
+
+/*
+ * One frame-pointer step from @r: the frame record [saved bp][return
+ * address] at bp, which must lie above sp, 8-aligned and in user space.
+ */
+static int stackid_fp_step(struct stackid_uw_regs *r)
+{
+	u64 frame[2];
+
+	if (!r->bp)
+		return STACKID_STOP_END;
+	if (r->bp & 7 || r->bp < r->sp || r->bp > TASK_SIZE_MAX - 16)
+		return STACKID_STOP_BAD_FP;
+	if (stackid_copy_user_nmi(frame, (const void __user *)r->bp,
+				  sizeof(frame)))
+		return STACKID_STOP_FAULT;
+	if (!frame[1])
+		return STACKID_STOP_END;
+	r->sp = r->bp + 16;
+	r->ip = frame[1];
+	r->bp = frame[0];
+	return 0;
+}
+
+/* The 32-bit frame pointer walk: [saved ebp][return address], 4 bytes each. */
+static int stackid_fp_step32(struct stackid_uw_regs *r)
+{
+	u32 frame[2];
+
+	r->bp &= 0xffffffffUL;
+	if (!r->bp)
+		return STACKID_STOP_END;
+	if (r->bp & 3 || r->bp < r->sp || r->bp > 0x100000000ULL - 8)
+		return STACKID_STOP_BAD_FP;
+	if (stackid_copy_user_nmi(frame, (const void __user *)(unsigned long)r->bp,
+				  sizeof(frame)))
+		return STACKID_STOP_FAULT;
+	if (!frame[1])
+		return STACKID_STOP_END;
+	r->sp = r->bp + 8;
+	r->ip = frame[1];
+	r->bp = frame[0];
+	return 0;
+}
+
+/**
+ * stackid_unwind - walk a user stack
+ * @c: the handler's CPU state, or NULL in task context
+ * @mm: the task's mm, read-locked by the caller; NULL: frame pointers only
+ * @regs: the user registers to start from
+ * @compat: a 32-bit task (frame pointers only)
+ * @ips: the frames' addresses, innermost first
+ * @hows: how each was found (enum stackid_frame_how)
+ * @max: at most this many frames
+ * @stop: why the walk ended (enum stackid_stop)
+ * @missed: set if a frame's file was not in the build-id cache, so its
+ *	table (if any) could not be found: walking again once it is
+ *	cached may find more
+ *
+ * Returns the number of frames, at least 1 (the registers' ip).
+ */
+unsigned int stackid_unwind(struct stackid_cpu *c, struct mm_struct *mm,
+			    const struct stackid_uw_regs *regs, bool compat,
+			    unsigned long *ips, u8 *hows, unsigned int max,
+			    u8 *stop, bool *missed)
+{
+	struct stackid_uw_where where = { NULL };
+	struct stackid_uw_regs r = *regs;
+	bool exact = true;	/* r.ip is not a return address */
+	unsigned int n = 0;
+	int why;
+
+	*missed = false;
+	if (compat) {
+		r.ip &= 0xffffffffUL;
+		r.sp &= 0xffffffffUL;
+	}
+	ips[n] = r.ip;
+	hows[n++] = STACKID_HOW_REGS;
+	if (!mm || compat || !atomic_read(&stackid_uw_loaded))
+		mm = NULL;
+	rcu_read_lock();
+	for (;;) {
+		const struct stackid_unwind_row *row = NULL;
+		u8 how = STACKID_HOW_FP;
+
+		if (mm) {
+			row = stackid_uw_lookup(c, mm, exact ? r.ip : r.ip - 1,
+						&where, missed);
+		}
+		if (row && (row->rule & STACKID_UW_CFA_MASK) !=
+			   STACKID_UW_CFA_NONE) {
+			why = stackid_uw_step(row, &r, stackid_uw_read, NULL,
+					      &how);
+		} else {
+			why = compat ? stackid_fp_step32(&r) :
+				       stackid_fp_step(&r);
+			/* a table without a row here: say so, not "bad fp" */
+			if (why == STACKID_STOP_BAD_FP && row)
+				why = STACKID_STOP_NO_ROW;
+		}
+		if (why)
+			break;
+		if (n >= max) {
+			why = STACKID_STOP_DEPTH;
+			break;
+		}
+		exact = how == STACKID_HOW_SIGNAL;
+		ips[n] = r.ip;
+		hows[n++] = how;
+	}
+	rcu_read_unlock();
+	*stop = why;
+	return n;
+}
