@@ -69,7 +69,7 @@ module-clean:
 
 # User-space tools and host tests are added as they come.
 USER_BINS := $(B)/stackid
-UNIT_BINS := $(B)/test_elfnote $(B)/test_abi $(B)/test_bidcache \
+UNIT_BINS := $(B)/test_elfnote $(B)/test_abi $(B)/test_bidcache $(B)/test_uwtab \
 	$(B)/test_ring $(B)/test_ring_tsan $(B)/test_ring_broken_tsan
 
 user: $(USER_BINS)
@@ -185,6 +185,12 @@ $(B)/test_abi: test/unit/test_abi.c include/stackid.h | $(B)
 		-fno-sanitize-recover=all -o $@ $<
 
 # The per-CPU build-id cache, pure code, under hostile keys.
+# The module's unwind table lookup and steps, with a stack of known words.
+$(B)/test_uwtab: test/unit/test_uwtab.c src/uwtab.h include/stackid.h \
+		src/pure.h | $(B)
+	$(CC) $(UCFLAGS) -Itest/unit -fsanitize=undefined \
+		-fno-sanitize-recover=all -o $@ test/unit/test_uwtab.c
+
 $(B)/test_bidcache: test/unit/test_bidcache.c src/bidcache.c src/bidcache.h \
 		src/pure.h | $(B)
 	$(CC) $(UCFLAGS) -Itest/unit -o $@ test/unit/test_bidcache.c \
@@ -217,6 +223,7 @@ UNIT_RUNS := "sh test/unit/elfnote-fixtures.sh $(B)/elfnote-fixtures | \
 	"bash test/unit/test_elfdeps.sh" "bash test/unit/test_dkms_conf.sh" \
 	"bash test/unit/test_dkms_src.sh" \
 	"$(B)/test_abi $(KDOC)/ioctl-number.rst" $(B)/test_bidcache \
+	$(B)/test_uwtab \
 	"test/unit/test_ring.sh $(B)"
 
 include src/tool/tool.mk

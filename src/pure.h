@@ -27,6 +27,8 @@ typedef uint8_t u8;
 typedef uint16_t u16;
 typedef uint32_t u32;
 typedef uint64_t u64;
+typedef int8_t s8;
+typedef int16_t s16;
 typedef int32_t s32;
 typedef int64_t s64;
 #define check_add_overflow(a, b, d) __builtin_add_overflow(a, b, d)
