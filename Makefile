@@ -82,12 +82,24 @@ G := $(B)/guest
 FP := -O0 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
 	-fno-optimize-sibling-calls -fno-inline -Wall -Wextra -Werror
 GP := test/guest/progs
+# Issue 20's programs, built as Debian builds its packages (dpkg-buildflags:
+# -O2, no frame pointers, .eh_frame only, no -g; stack protector, relro,
+# now), so that a walk through them needs unwind tables: the known chain
+# and the bench's 11-function chain (noinline, work after each call: the
+# chains stay exactly as written), 64- and 32-bit; a qsort callback and a
+# C++ std::sort lambda plus throw/catch, 64-bit.
+NOFP := -O2 -fomit-frame-pointer -fasynchronous-unwind-tables \
+	-fstack-protector-strong -Wall -Wextra -Werror
+NOFP_LD := -Wl,-z,relro -Wl,-z,now
+NOFP_BINS := $(foreach m,64 32,$(G)/nofp_chain$(m) $(G)/libnofp_chain$(m).so \
+	$(G)/nofp_bench$(m) $(G)/libnofp_bench$(m).so) \
+	$(G)/nofp_qsort $(G)/nofp_sort
 GUEST_BINS := $(G)/sidcheck $(G)/chain64 $(G)/chain32 $(G)/garbage \
 	$(G)/libchain64.so $(G)/libchain32.so \
 	$(G)/bid8 $(G)/bid16 $(G)/bid20 $(G)/bidfar $(G)/deep \
 	$(G)/libdemo.so $(G)/demo_app $(G)/vhostkick $(G)/libtrunc.so \
 	$(G)/truncwrite $(G)/manylibs $(G)/many/.built $(G)/bench_work \
-	$(G)/libbench.so $(G)/sysloop
+	$(G)/libbench.so $(G)/sysloop $(NOFP_BINS)
 guest: $(GUEST_BINS) $(G)/expect $(B)/elfdeps
 
 $(G):
@@ -98,6 +110,22 @@ SIDCHECK_SRCS := test/guest/sidcheck.c src/record.c src/tool/bidtab.c \
 $(G)/sidcheck: $(SIDCHECK_SRCS) src/record.h src/abi1.h src/tool/bidtab.h \
 		include/stackid.h | $(G)
 	$(CC) $(UCFLAGS) -Isrc/tool -o $@ $(SIDCHECK_SRCS)
+
+# Issue 20's programs (NOFP above).
+$(G)/libnofp_chain%.so: $(GP)/chain_lib.c | $(G)
+	$(CC) -m$* $(NOFP) -fPIC -shared -Wl,--build-id=md5 $(NOFP_LD) -o $@ $<
+$(G)/nofp_chain%: $(GP)/chain_main.c $(G)/libnofp_chain%.so
+	$(CC) -m$* $(NOFP) -fPIE -pie -Wl,--build-id=sha1 -Wl,-rpath,/stackid \
+		$(NOFP_LD) -o $@ $< -L$(G) -lnofp_chain$*
+$(G)/libnofp_bench%.so: $(GP)/bench_lib.c | $(G)
+	$(CC) -m$* $(NOFP) -fPIC -shared $(NOFP_LD) -o $@ $<
+$(G)/nofp_bench%: $(GP)/bench_work.c $(G)/libnofp_bench%.so
+	$(CC) -m$* $(NOFP) -fPIE -pie -pthread -Wl,-rpath,/stackid $(NOFP_LD) \
+		-o $@ $< -L$(G) -lnofp_bench$*
+$(G)/nofp_qsort: $(GP)/qsort_cb.c | $(G)
+	$(CC) $(NOFP) -fPIE -pie $(NOFP_LD) -o $@ $<
+$(G)/nofp_sort: $(GP)/sort_throw.cc | $(G)
+	$(CXX) $(NOFP) -fPIE -pie $(NOFP_LD) -o $@ $<
 
 # The known chain: executable (sha1 build-id) + library (md5, 16 bytes).
 $(G)/libchain%.so: $(GP)/chain_lib.c | $(G)
@@ -164,6 +192,8 @@ $(G)/bidfar: $(GP)/spin.c $(G)/far.ld
 	$(CC) $(FP) -no-pie -Wl,--build-id=sha1 -Wl,-T,$(G)/far.ld -o $@ $<
 
 # What the guest tests expect, from the files' own notes and symbols.
+LIBC_START := echo "libc @libc.so.6 0 ffffffffffffffff" && \
+	echo "libc @libc.so.6 0 ffffffffffffffff"
 $(G)/expect: $(GUEST_BINS) test/guest/expect.sh
 	mkdir -p $@
 	for m in 64 32; do test/guest/expect.sh \
@@ -173,6 +203,30 @@ $(G)/expect: $(GUEST_BINS) test/guest/expect.sh
 		$(G)/chain$$m main >$@/chain$$m || exit 1; done
 	for b in bid8 bid16 bid20 bidfar; do readelf -n $(G)/$$b | \
 		awk '/Build ID:/ {print $$3}' >$@/$$b; done
+	# issue 20 (test/guest/tests/unwind.sh; sidcheck unwind): the whole
+	# stacks, innermost first, down to _start; "@libc.so.6 0 ffff...":
+	# any offset in the file the capture's paths name libc.so.6 (main's
+	# caller and its caller, in Debian's libc, which has no symbols)
+	for m in 64 32; do { test/guest/expect.sh \
+		$(G)/libnofp_chain$$m.so lib_spin $(G)/libnofp_chain$$m.so lib_b2 \
+		$(G)/libnofp_chain$$m.so lib_b1 $(G)/nofp_chain$$m app_a3 \
+		$(G)/nofp_chain$$m app_a2 $(G)/nofp_chain$$m app_a1 \
+		$(G)/nofp_chain$$m main && $(LIBC_START) && \
+		test/guest/expect.sh $(G)/nofp_chain$$m _start; } \
+		>$@/nofp_chain$$m || exit 1; \
+		{ for f in 6 5 4 3 2 1; do echo $(G)/libnofp_bench$$m.so blib_f$$f; \
+		done; for f in 5 4 3 2 1; do echo $(G)/nofp_bench$$m app_w$$f; \
+		done; echo $(G)/nofp_bench$$m main; } | xargs test/guest/expect.sh \
+		>$@/nofp_bench$$m && { $(LIBC_START) && test/guest/expect.sh \
+		$(G)/nofp_bench$$m _start; } >>$@/nofp_bench$$m || exit 1; done
+	{ test/guest/expect.sh $(G)/nofp_qsort cmp && \
+		echo "libc @libc.so.6 0 ffffffffffffffff" && \
+		test/guest/expect.sh $(G)/nofp_qsort run $(G)/nofp_qsort main; } \
+		>$@/nofp_qsort
+	test/guest/expect.sh $(G)/nofp_sort _ZZ3runvENKUljjE_clEjj \
+		$(G)/nofp_sort main >$@/nofp_sort.lambda
+	{ echo "libgcc_s @libgcc_s.so.1 0 ffffffffffffffff" && \
+		test/guest/expect.sh $(G)/nofp_sort main; } >$@/nofp_sort.throw
 
 $(B):
 	mkdir -p $@

@@ -3,14 +3,18 @@
 # expect.sh FILE SYM [FILE SYM ...]: for each symbol print
 #   NAME BUILDID START END
 # with START/END the symbol's extent as file offsets (hex), which is what
-# the sampler reports: vaddr - p_vaddr + p_offset of its PT_LOAD.
+# the sampler reports: vaddr - p_vaddr + p_offset of its PT_LOAD. A
+# symbol not in the file's .symtab (a stripped file: Debian's) is looked
+# up in its dynamic symbols.
 set -euo pipefail
 while [ $# -ge 2 ]; do
 	f=$1 sym=$2
 	shift 2
 	bid=$(readelf -n "$f" | awk '/Build ID:/ {print $3; exit}')
-	read -r addr size < <(nm -S --defined-only "$f" |
-		awk -v s="$sym" '$4 == s {print $1, $2; exit}')
+	read -r addr size < <(nm -S --defined-only "$f" 2>/dev/null |
+		awk -v s="$sym" '$4 == s {print $1, $2; exit}') || true
+	[ -n "${size:-}" ] || read -r addr size < <(nm -D -S --defined-only "$f" |
+		awk -v s="$sym" '{ sub(/@.*/, "", $4) } $4 == s {print $1, $2; exit}') || true
 	[ -n "${size:-}" ] || { echo "expect.sh: no $sym in $f" >&2; exit 1; }
 	a=$((0x$addr))
 	found=0
