@@ -61,6 +61,25 @@
  *                               of a capture: "NAME VALUE" lines
  *   sidcheck cgroups FILE       "TGID ID PATH" of each distinct sampled
  *                               (process, cgroup); PATH "-" if unnamed
+ *   sidcheck unwind FILE PID EXPECT MINPCT exact|prefix|reach
+ *       walks through code without frame pointers (issue 20), judged on
+ *       PID's samples whose frame 0 matches EXPECT's first line (the
+ *       leaf). EXPECT: lines "NAME BUILDID START END" as for chain, where
+ *       BUILDID may be "@NAME" (the build-id the capture's path records
+ *       give a file NAME, e.g. @libc.so.6) or "*" (any valid frame), and
+ *       "0 ffffffffffffffff" is any offset. exact: the sample's frames
+ *       are EXPECT's, all and no more, and its walk stopped at the
+ *       stack's end (stop END); prefix: the frames it has are EXPECT's
+ *       first ones, and the walk stopped for a frame pointer that is not
+ *       one (BAD_FP) or at the end (for 32-bit tasks: no tables); reach:
+ *       EXPECT's other lines match later frames in order, every frame up
+ *       to the last of them valid. exact and reach judge the samples
+ *       from the first that passes on (the tables the recorder loads as
+ *       it learns each file's path: warm-up; at most half the leaf's
+ *       samples); prefix judges all. Prints TAP lines
+ *   sidcheck hows FILE          "how NAME N" (user frames, by how they
+ *                               were found) and "stop NAME N" (samples,
+ *                               by why their walk stopped) lines
  *
  * The commands that check user frames see a sample's user frames only
  * (after its kernel frames); dump and kcount see both.
@@ -350,7 +369,7 @@ static char *load(const char *path, size_t *len)
  * kernel frames, each innermost first.
  */
 struct dframe {
-	unsigned int status, reason, len;
+	unsigned int status, reason, len, how;
 	const unsigned char *build_id;	/* valid frames */
 	unsigned long long addr;
 };
@@ -452,6 +471,7 @@ static bool next_sample(struct iter *it, struct dsample *d)
 
 			o->status = f->status;
 			o->reason = f->reason;
+			o->how = f->how;
 			o->addr = f->addr;
 			o->len = 0;
 			o->build_id = NULL;
@@ -1306,6 +1326,282 @@ static int cmd_tids(int argc, char **argv)
 	return 0;
 }
 
+/*
+ * unwind FILE PID EXPECT MINPCT exact|prefix|reach: see the usage above.
+ */
+#define UW_MAX_EXPECT	32
+#define UW_MAX_PATHS	4096
+
+struct uwexpect {
+	char name[128];
+	char bid[64];		/* hex, "@FILENAME" or "*" */
+	unsigned long long start, end;
+};
+
+/* build-id (hex) -> the file name (last path component) of its path */
+struct uwpaths {
+	unsigned int n;
+	char hex[UW_MAX_PATHS][41];
+	const char *base[UW_MAX_PATHS];
+};
+
+static void uw_paths(const char *buf, size_t len, struct uwpaths *p)
+{
+	size_t off = len >= 32 && !memcmp(buf, "STACKIDC", 8) ? 32 : 0;
+	long sz;
+
+	for (; off < len && p->n < UW_MAX_PATHS; off += sz) {
+		const struct stackid_build_id_path *r = (const void *)(buf + off);
+		const char *slash;
+
+		sz = stackid_record_check(buf + off, len - off);
+		if (sz <= 0)
+			return;
+		if (r->hdr.type != STACKID_REC_BUILD_ID_PATH)
+			continue;
+		hex(r->build_id, r->build_id_len, p->hex[p->n]);
+		slash = strrchr(r->path, '/');
+		p->base[p->n++] = slash ? slash + 1 : r->path;
+	}
+}
+
+/* Frame @i of a sample is what @e says (return addresses: the call). */
+static bool uw_is(const struct dframe *fr, unsigned int i,
+		  const struct uwexpect *e, const struct uwpaths *p)
+{
+	unsigned long long a;
+	unsigned int k;
+	char h[41];
+
+	if (fr->status != STACKID_FRAME_VALID)
+		return false;
+	a = i ? fr->addr - 1 : fr->addr;
+	if (a < e->start || a >= e->end)
+		return false;
+	if (e->bid[0] == '*')
+		return true;
+	hex(fr->build_id, fr->len, h);
+	if (e->bid[0] != '@')
+		return !strcmp(h, e->bid);
+	for (k = 0; k < p->n; k++)
+		if (!strcmp(p->hex[k], h) && !strcmp(p->base[k], e->bid + 1))
+			return true;
+	return false;
+}
+
+/* One line of a sample's user frames: NAME or BUILDID+OFF, and how. */
+static void uw_show(const struct dsample *d, const struct uwexpect *ex,
+		    unsigned int nex, const struct uwpaths *p)
+{
+	static const char hows[] = "FRTS";
+	unsigned int i, k;
+	char h[41];
+
+	printf("#     stop %s:", stackid_stop_name(d->s->stop) ?: "?");
+	for (i = 0; i < d->nu && i < 24; i++) {
+		const struct dframe *fr = &d->frames[i];
+		char how = fr->how < 4 ? hows[fr->how] : '?';
+
+		for (k = 0; k < nex && !uw_is(fr, i, &ex[k], p); k++)
+			;
+		if (fr->status != STACKID_FRAME_VALID) {
+			printf(" %#llx(%s,%c)", fr->addr,
+			       stackid_ip_reason_name(fr->reason) ?: "?", how);
+		} else if (k < nex) {
+			printf(" %s(%c)", ex[k].name, how);
+		} else {
+			hex(fr->build_id, fr->len, h);
+			h[8] = 0;
+			for (k = 0; k < p->n; k++)
+				if (!strncmp(p->hex[k], h, 8))
+					break;
+			printf(" %s+%#llx(%c)", k < p->n ? p->base[k] : h,
+			       fr->addr, how);
+		}
+	}
+	printf("%s\n", d->nu > 24 ? " ..." : "");
+}
+
+static int cmd_unwind(int argc, char **argv)
+{
+	static struct uwpaths paths;
+	struct uwexpect ex[UW_MAX_EXPECT];
+	unsigned long leaf = 0, warm = 0, total = 0, match = 0, shown = 0;
+	unsigned long stops[STACKID_STOP_NR + 1] = { 0 };
+	unsigned long hows[STACKID_HOW_NR + 1] = { 0 };
+	unsigned long firstbad[UW_MAX_EXPECT + 2] = { 0 };
+	unsigned long long t0 = 0, t1 = 0;
+	unsigned int nex = 0, pid, minpct, i, j;
+	enum { EXACT, PREFIX, REACH } mode;
+	const char *label;
+	struct dsample d;
+	struct iter it;
+	bool started;
+	size_t len;
+	char *buf, line[512];
+	FILE *f;
+
+	if (argc != 6)
+		return 2;
+	if (!strcmp(argv[5], "exact"))
+		mode = EXACT;
+	else if (!strcmp(argv[5], "prefix"))
+		mode = PREFIX;
+	else if (!strcmp(argv[5], "reach"))
+		mode = REACH;
+	else
+		return 2;
+	buf = load(argv[1], &len);
+	pid = strtoul(argv[2], NULL, 0);
+	minpct = strtoul(argv[4], NULL, 0);
+	label = strrchr(argv[3], '/') ? strrchr(argv[3], '/') + 1 : argv[3];
+	f = fopen(argv[3], "r");
+	if (!f)
+		return 2;
+	while (nex < UW_MAX_EXPECT && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%127s %63s %llx %llx", ex[nex].name,
+			   ex[nex].bid, &ex[nex].start, &ex[nex].end) == 4)
+			nex++;
+	fclose(f);
+	if (!nex)
+		return 2;
+	uw_paths(buf, len, &paths);
+	started = mode == PREFIX;
+	iter_init(&it, buf, len);
+	for_each_sample(d, it) {
+		const struct stackid_sample *s = d.s;
+		bool ok = true;
+
+		if (s->tgid != pid || !d.nu || !uw_is(&d.frames[0], 0, &ex[0],
+							&paths))
+			continue;
+		leaf++;
+		if (!t0)
+			t0 = s->time_ns;
+		i = 1;
+		if (mode == REACH) {
+			/* EXPECT's lines in order, through valid frames */
+			for (j = 1; i < d.nu && j < nex; i++) {
+				if (d.frames[i].status != STACKID_FRAME_VALID)
+					break;
+				if (uw_is(&d.frames[i], i, &ex[j], &paths))
+					j++;
+			}
+			ok = j == nex;
+			i = j;	/* the line not reached */
+		} else {
+			for (; i < d.nu && i < nex; i++)
+				if (!uw_is(&d.frames[i], i, &ex[i], &paths))
+					break;
+			if (i < d.nu)	/* a frame that differs, or one more */
+				ok = false;
+			else if (mode == EXACT)
+				ok = d.nu == nex && s->stop == STACKID_STOP_END;
+			else
+				ok = s->stop == STACKID_STOP_BAD_FP ||
+				     s->stop == STACKID_STOP_END;
+			/* every frame right, the stop wrong */
+			if (!ok && i == d.nu && (mode == PREFIX || i >= nex))
+				i = nex + 1;
+		}
+		if (!started) {
+			if (!ok) {
+				warm++;
+				continue;
+			}
+			started = true;
+			t1 = s->time_ns;
+		}
+		total++;
+		stops[s->stop < STACKID_STOP_NR ? s->stop : STACKID_STOP_NR]++;
+		for (j = 0; j < d.nu; j++)
+			hows[d.frames[j].how < STACKID_HOW_NR ?
+			     d.frames[j].how : STACKID_HOW_NR]++;
+		if (ok) {
+			match++;
+			continue;
+		}
+		firstbad[i < UW_MAX_EXPECT + 1 ? i : UW_MAX_EXPECT + 1]++;
+		if (shown++ < 4) {
+			printf("#   %s: a sample that does not pass "
+			       "(%u frames):\n", label, d.nu);
+			uw_show(&d, ex, nex, &paths);
+		}
+	}
+	printf("# unwind %s (%s): %lu samples of %u in %s, %lu before the "
+	       "first that passes (%llu ms), %lu judged, %lu pass\n", label,
+	       argv[5], leaf, pid, ex[0].name, warm,
+	       t1 > t0 ? (t1 - t0) / 1000000 : 0, total, match);
+	printf("#   stop reasons:");
+	for (i = 0; i <= STACKID_STOP_NR; i++)
+		if (stops[i])
+			printf(" %s %lu", i < STACKID_STOP_NR ?
+			       stackid_stop_name(i) : "?", stops[i]);
+	printf("\n#   frames found by:");
+	for (i = 0; i <= STACKID_HOW_NR; i++)
+		if (hows[i])
+			printf(" %s %lu", i < STACKID_HOW_NR ?
+			       stackid_how_name(i) : "?", hows[i]);
+	printf("\n");
+	for (i = 0; i < UW_MAX_EXPECT + 2; i++)
+		if (firstbad[i])
+			printf("#   %lu %s %u (%s)\n", firstbad[i],
+			       mode == REACH ? "did not reach line" :
+			       "first differ at frame", i,
+			       i < nex ? ex[i].name : i == nex ?
+			       "a frame beyond the last" : "stop reason");
+	if (mode == PREFIX) {
+		printf("%sok - %s: every one of %lu samples in %s has exact "
+		       "frames only, ending at a frame pointer that is none "
+		       "or at the end (%lu do)\n",
+		       total && match == total ? "" : "not ", label, total,
+		       ex[0].name, match);
+		return 0;
+	}
+	printf("%sok - %s: %s in >= %u%% of %lu samples in %s (%lu%%)\n",
+	       total && match * 100 >= minpct * total ? "" : "not ", label,
+	       mode == EXACT ? "the whole chain, exact, to the stack's end" :
+	       "the expected frames reached", minpct, total, ex[0].name,
+	       total ? match * 100 / total : 0);
+	printf("%sok - %s: warm-up (tables loaded as the recorder learns "
+	       "the files) %lu of %lu samples, at most half\n",
+	       total && warm * 2 <= leaf ? "" : "not ", label, warm, leaf);
+	return 0;
+}
+
+/*
+ * hows FILE: how the user frames of every sample were found, and why
+ * the walks stopped: "how NAME COUNT" and "stop NAME COUNT" lines.
+ */
+static int cmd_hows(int argc, char **argv)
+{
+	unsigned long how[STACKID_HOW_NR + 1] = { 0 };
+	unsigned long stop[STACKID_STOP_NR + 1] = { 0 };
+	struct dsample d;
+	struct iter it;
+	unsigned int i;
+	size_t len;
+	char *buf;
+
+	if (argc != 2)
+		return 2;
+	buf = load(argv[1], &len);
+	iter_init(&it, buf, len);
+	for_each_sample(d, it) {
+		stop[d.s->stop < STACKID_STOP_NR ? d.s->stop : STACKID_STOP_NR]++;
+		for (i = 0; i < d.nu; i++)
+			how[d.frames[i].how < STACKID_HOW_NR ?
+			    d.frames[i].how : STACKID_HOW_NR]++;
+	}
+	for (i = 0; i <= STACKID_HOW_NR; i++)
+		printf("how %s %lu\n", i < STACKID_HOW_NR ?
+		       stackid_how_name(i) : "other", how[i]);
+	for (i = 0; i <= STACKID_STOP_NR; i++)
+		printf("stop %s %lu\n", i < STACKID_STOP_NR ?
+		       stackid_stop_name(i) : "other", stop[i]);
+	return 0;
+}
+
 /* fork a child that spins on @cpu for @ms ms; wait for it */
 static void spin_child_on(int ms, int cpu)
 {
@@ -1699,6 +1995,10 @@ int main(int argc, char **argv)
 		return cmd_depth(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "tids"))
 		return cmd_tids(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "unwind"))
+		return cmd_unwind(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "hows"))
+		return cmd_hows(argc - 1, argv + 1);
 	fd = dev_open();
 	if (!strcmp(argv[1], "stats"))
 		return print_stats(fd);
