@@ -169,6 +169,25 @@ cp "$top/build/stackid" "$root/usr/bin/stackid"
 if [ -n "${STACKID_WITH_PERF:-}" ] && [ -x /usr/bin/perf ]; then
 	cp /usr/bin/perf "$root/usr/bin/perf"
 fi
+# Debian's own python3 (issue 20: test/guest/tests/unwind.sh walks it
+# without frame pointers): the interpreter, with its libraries, and of
+# its standard library only what `python3 -S` needs to start (os.py,
+# the prefix's landmark; the UTF-8 codec; lib-dynload, empty: 92 KiB,
+# where the whole library, tests and caches left out, is 15 MiB); and
+# where its _start and Py_BytesMain are, from its dynamic symbols.
+py=$(readlink -f /usr/bin/python3 2>/dev/null)
+if [ -x "$py" ] && [ -f "/usr/lib/${py##*/}/os.py" ]; then
+	pv=${py##*/}
+	cp "$py" "$root/usr/bin/$pv"
+	ln -s "$pv" "$root/usr/bin/python3"
+	mkdir -p "$root/usr/lib/$pv/encodings" "$root/usr/lib/$pv/lib-dynload"
+	cp "/usr/lib/$pv/os.py" "$root/usr/lib/$pv/"
+	for f in __init__ aliases utf_8; do
+		cp "/usr/lib/$pv/encodings/$f.py" "$root/usr/lib/$pv/encodings/"
+	done
+	"$top/test/guest/expect.sh" "$py" Py_BytesMain "$py" _start \
+		>"$root/stackid/expect/python3" || die "python3's symbols"
+fi
 if [ -n "$testko" ]; then
 	mkdir -p "$root/stackid/testmod"
 	cp "$testko" "$root/stackid/testmod/stackid.ko"
@@ -181,7 +200,7 @@ echo "$version" >"$root/stackid/VERSION"
 printf "root:x:0:0:root:/:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/sh\n" >"$root/etc/passwd"
 printf "root:x:0:\nnogroup:x:65534:\n" >"$root/etc/group"
 copy_libs "$root" "$root/usr/bin/kmod" "$root/usr/bin/stackid" \
-	$(ls "$root/usr/bin/perf" 2>/dev/null) \
+	$(ls "$root/usr/bin/perf" "$root"/usr/bin/python3.* 2>/dev/null) \
 	$(find "$root/stackid" -type f -perm -u+x) >"$work/libs.log" 2>&1 || {
 	cat "$work/libs.log"
 	die "find the guest programs' libraries (build/elfdeps)"
