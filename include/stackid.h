@@ -512,6 +512,9 @@ static inline __u64 stackid_cost_bucket_low(unsigned int b)
  *				whose saved ip, sp and bp are the caller's
  *   STACKID_UW_CFA_END		the outermost frame (its return address
  *				is undefined: _start): the walk ends (END)
+ *   STACKID_UW_CFA_BP_DEREF	cfa = the word at bp - cfa_off: a function
+ *				that realigned its stack (GCC's DRAP:
+ *				DW_OP_breg6 -cfa_off; DW_OP_deref)
  *
  *   STACKID_UW_BP_SAME		bp is unchanged in the caller
  *   STACKID_UW_BP_SAVED	the caller's bp is at cfa + 8 * bp_off
@@ -535,6 +538,7 @@ struct stackid_unwind_row {
 #define STACKID_UW_CFA_PLT	0x03
 #define STACKID_UW_CFA_SIGNAL	0x04
 #define STACKID_UW_CFA_END	0x05
+#define STACKID_UW_CFA_BP_DEREF	0x06
 #define STACKID_UW_BP_MASK	0xf0
 #define STACKID_UW_BP_SAME	0x00
 #define STACKID_UW_BP_SAVED	0x10

@@ -42,7 +42,7 @@ static inline int stackid_uw_check(const struct stackid_unwind_row *rows,
 		u8 cfa = rows[i].rule & STACKID_UW_CFA_MASK;
 		u8 bp = rows[i].rule & STACKID_UW_BP_MASK;
 
-		if (cfa > STACKID_UW_CFA_END ||
+		if (cfa > STACKID_UW_CFA_BP_DEREF ||
 		    (bp != STACKID_UW_BP_SAME && bp != STACKID_UW_BP_SAVED))
 			return -EINVAL;
 		if (i && rows[i].start <= rows[i - 1].start)
@@ -127,6 +127,10 @@ static inline int stackid_uw_step(const struct stackid_unwind_row *row,
 	}
 	case STACKID_UW_CFA_END:
 		return STACKID_STOP_END;
+	case STACKID_UW_CFA_BP_DEREF:
+		if (read(ctx, r->bp - row->cfa_off, &cfa))
+			return STACKID_STOP_FAULT;
+		break;
 	default:
 		return STACKID_STOP_NO_ROW;
 	}

@@ -54,7 +54,7 @@ static void test_check(void)
 	t[1].start = 0x1000;
 	tap_ok(stackid_uw_check(t, 3) == -EINVAL, "equal starts: refused");
 	t[1].start = 0x1004;
-	t[2].rule = 6;
+	t[2].rule = 7;
 	tap_ok(stackid_uw_check(t, 3) == -EINVAL, "an unknown CFA rule: refused");
 	t[2].rule = 0x20;
 	tap_ok(stackid_uw_check(t, 3) == -EINVAL, "an unknown bp rule: refused");
@@ -113,6 +113,14 @@ static void test_steps(void)
 	       r.sp == sp + 0x300 && r.bp == 0x1234 &&
 	       how == STACKID_HOW_SIGNAL, "CFA_SIGNAL: the saved registers");
 
+	/* a realigned frame: cfa saved at bp - 8 */
+	put(sp + 0x80 - 8, sp + 0xc0);
+	put(sp + 0xc0 - 8, 0x406000);
+	r = (struct stackid_uw_regs){ 0x401000, sp, sp + 0x80 };
+	w = row(0, STACKID_UW_CFA_BP_DEREF, 8, 0);
+	tap_ok(!stackid_uw_step(&w, &r, rd, NULL, &how) && r.ip == 0x406000 &&
+	       r.sp == sp + 0xc0, "CFA_BP_DEREF: the CFA saved below bp");
+
 	r = (struct stackid_uw_regs){ 1, sp, 0 };
 	w = row(0, STACKID_UW_CFA_END, 0, 0);
 	tap_ok(stackid_uw_step(&w, &r, rd, NULL, &how) == STACKID_STOP_END,
@@ -170,7 +178,7 @@ static void test_random(void)
 			seed ^= seed << 13;
 			seed ^= seed >> 7;
 			seed ^= seed << 17;
-			w = row(0, (seed & 7) % 6 | ((seed >> 3) & 1) << 4,
+			w = row(0, (seed & 7) % 7 | ((seed >> 3) & 1) << 4,
 				(u16)(seed >> 16), (s8)(seed >> 32));
 			reads = 0;
 			if (stackid_uw_step(&w, &r, rd, NULL, &how))
