@@ -15,6 +15,7 @@ static const char usage[] =
 "       stackid report [-i FILE] [-o FILE] [--format text|folded|pprof|svg]\n"
 "                      [--no-symbols] [--offsets] [--lines] [--cgroup PATH]\n"
 "       stackid push --url URL [--label K=V]... FILE...|--dir DIR\n"
+"       stackid unwind-table [-v] FILE\n"
 "       stackid --help | --version\n"
 "\n"
 "System-wide sampling of user stacks as ELF build-id + file offset, from\n"
@@ -25,6 +26,8 @@ static const char usage[] =
 "           file per interval into a directory\n"
 "  report   print a capture: text, folded stacks, pprof, flame graph\n"
 "  push     send captures as pprof to a Grafana Pyroscope server\n"
+"  unwind-table  the unwind table record gives the module for an ELF\n"
+"           file, from its call frame information (-v: its rows)\n"
 "\n"
 "`stackid COMMAND --help` tells more; so does stackid(1).\n"
 "\n"
@@ -43,6 +46,8 @@ int main(int argc, char **argv)
 		return cmd_report(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "push"))
 		return cmd_push(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "unwind-table"))
+		return cmd_cfi(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
 	    !strcmp(argv[1], "help")) {
 		fputs(usage, stdout);

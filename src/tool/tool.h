@@ -22,6 +22,8 @@
  *   push.c        pprof to Pyroscope: libcurl, retries, spool
  *   capture.c     the capture file format
  *   util.c        allocation, strings, hashing
+ *   cfi.c         ELF call frame information -> unwind table rows
+ *   cmd_cfi.c     `stackid unwind-table`
  */
 #ifndef STACKID_TOOL_H
 #define STACKID_TOOL_H
@@ -39,5 +41,6 @@
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_push(int argc, char **argv);
+int cmd_cfi(int argc, char **argv);
 
 #endif /* STACKID_TOOL_H */

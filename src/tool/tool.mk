@@ -6,12 +6,12 @@
 #
 #   make user            also builds build/stackid
 #   make unit            also runs test_capture, test_report,
-#                        test_symbolize, test_record, pprof.sh,
+#                        test_symbolize, test_record, test_cfi, pprof.sh,
 #                        flame-browser.js, push-test.js, test_push,
 #                        pyroscope-test.js (a real Pyroscope server:
 #                        STACKID_PYROSCOPE=.../start.sh, else skipped),
 #                        debuginfod.sh, units.sh
-#   make fuzz            fuzz_capture, fuzz_symbolize and fuzz_elfnote,
+#   make fuzz            fuzz_capture, fuzz_symbolize, fuzz_elfnote, fuzz_cfi,
 #                        FUZZ_TIME s each (make unit: a short run)
 #   make bench-report    records/s of report --format folded --no-symbols
 
@@ -23,11 +23,13 @@ TOOL_LIB_SRCS := src/tool/bidtab.c src/tool/capdir.c src/tool/capture.c \
 	src/tool/recorder.c src/tool/rec_device.c src/tool/rec_file.c \
 	src/tool/rec_stats.c src/tool/rec_replay.c \
 	src/tool/render.c src/tool/report.c src/tool/symbolize.c \
-	src/tool/text.c src/tool/util.c src/record.c src/ring.c
+	src/tool/text.c src/tool/util.c src/tool/cfi.c src/record.c src/ring.c \
+	src/elfnote.c
 TOOL_SRCS := src/tool/main.c src/tool/cmd_record.c src/tool/cmd_report.c \
-	src/tool/cmd_push.c \
+	src/tool/cmd_push.c src/tool/cmd_cfi.c \
 	$(TOOL_LIB_SRCS)
 TOOL_HDRS := $(wildcard src/tool/*.h) src/record.h src/pure.h src/abi1.h src/ring.h \
+	src/elfnote.h \
 	include/stackid.h $(B)/flame_js.h
 # libdebuginfod: linked where its .so and header exist (Debian 12: yes).
 DEBUGINFOD_SO := $(shell $(CC) -print-file-name=libdebuginfod.so)
@@ -119,7 +121,7 @@ TOOL_TCFLAGS := $(UCFLAGS) $(TOOL_CFLAGS) -Itest/unit \
 TOOL_TDEPS := $(TOOL_LIB_SRCS) $(TOOL_HDRS) test/unit/tap.h \
 	test/unit/report/capgen.h
 TOOL_UNIT := $(B)/test_capture $(B)/test_report $(B)/test_symbolize \
-	$(B)/test_record $(B)/test_hostile $(B)/test_push
+	$(B)/test_record $(B)/test_hostile $(B)/test_push $(B)/test_cfi
 UNIT_BINS += $(TOOL_UNIT) $(B)/stackid $(B)/mkcapture $(CHAIN_FIX)
 UNIT_RUNS += $(TOOL_UNIT) "sh test/unit/pprof.sh $(abspath $(B))" \
 	"node test/unit/flame-browser.js $(abspath $(B))" \
@@ -144,6 +146,8 @@ $(B)/test_record: test/unit/test_record.c $(TOOL_TDEPS) | $(B)
 	$(CC) $(TOOL_TCFLAGS) -o $@ $< $(TOOL_LIB_SRCS) $(TOOL_LIBS)
 $(B)/test_push: test/unit/test_push.c $(TOOL_TDEPS) | $(B)
 	$(CC) $(TOOL_TCFLAGS) -o $@ $< $(TOOL_LIB_SRCS) $(TOOL_LIBS)
+$(B)/test_cfi: test/unit/test_cfi.c test/unit/cfigen.h $(TOOL_TDEPS) | $(B)
+	$(CC) $(TOOL_TCFLAGS) -o $@ $< $(TOOL_LIB_SRCS) $(TOOL_LIBS)
 
 # Synthetic captures: demo, bench, fuzzer seeds.
 $(B)/mkcapture: test/unit/mkcapture.c test/unit/report/capgen.h \
@@ -164,18 +168,26 @@ $(B)/fuzz_symbolize: test/fuzz/fuzz_symbolize.c $(TOOL_LIB_SRCS) $(TOOL_HDRS) \
 		| $(B)
 	$(CLANG) $(FUZZ_CFLAGS) $(TOOL_CFLAGS) -o $@ $< $(TOOL_LIB_SRCS) \
 		$(TOOL_LIBS)
-# A short run of the capture and symbolizer fuzzers in `make unit`
+# A short run of the capture, symbolizer and cfi fuzzers in `make unit`
 # (FUZZ_SHORT s each, from test/fuzz/corpus; test/fuzz/short.sh).
-UNIT_BINS += $(B)/fuzz_capture $(B)/fuzz_symbolize
+UNIT_BINS += $(B)/fuzz_capture $(B)/fuzz_symbolize $(B)/fuzz_cfi
 UNIT_RUNS += "sh test/fuzz/short.sh $(abspath $(B))"
+# The unwind table compiler alone (cfi.c and the note parser).
+$(B)/fuzz_cfi: test/fuzz/fuzz_cfi.c src/tool/cfi.c src/tool/cfi.h \
+		src/elfnote.c src/elfnote.h src/pure.h include/stackid.h | $(B)
+	$(CLANG) $(FUZZ_CFLAGS) -o $@ $< src/tool/cfi.c src/elfnote.c
 $(B)/fuzz_elfnote: test/fuzz/fuzz_elfnote.c src/elfnote.c src/elfnote.h \
 		src/pure.h | $(B)
 	$(CLANG) $(FUZZ_CFLAGS) -o $@ $< src/elfnote.c
 
 .PHONY: fuzz bench-report
-fuzz: $(B)/fuzz_capture $(B)/fuzz_symbolize $(B)/fuzz_elfnote $(B)/mkcapture
+fuzz: $(B)/fuzz_capture $(B)/fuzz_symbolize $(B)/fuzz_elfnote $(B)/fuzz_cfi \
+		$(B)/mkcapture
 	mkdir -p $(B)/capture-corpus $(B)/capture-seeds \
-		$(B)/symbolize-corpus $(B)/elfnote-corpus $(B)/elfnote-seeds
+		$(B)/symbolize-corpus $(B)/elfnote-corpus $(B)/elfnote-seeds \
+		$(B)/cfi-corpus
+	$(B)/fuzz_cfi -max_total_time=$(FUZZ_TIME) -max_len=4096 \
+		-use_value_profile=1 $(B)/cfi-corpus test/fuzz/corpus/cfi
 	$(B)/mkcapture seeds $(B)/capture-seeds
 	$(B)/fuzz_capture -max_total_time=$(FUZZ_TIME) -max_len=16384 \
 		-use_value_profile=1 $(B)/capture-corpus $(B)/capture-seeds \

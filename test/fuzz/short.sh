@@ -10,7 +10,7 @@ top=$(dirname "$0")
 tmp=$(mktemp -d /tmp/stackid-fuzz.XXXXXX) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 n=0
-for f in capture symbolize; do
+for f in capture symbolize cfi; do
 	n=$((n + 1))
 	mkdir -p "$tmp/$f"
 	"$B/fuzz_$f" -max_total_time="$T" -max_len=16384 -timeout=10 \
