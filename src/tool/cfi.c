@@ -509,6 +509,19 @@ static bool match_signal(const unsigned char *p, uint64_t len)
 	return !c.bad && c.p == c.end;
 }
 
+/* DW_OP_breg6 -N; DW_OP_deref: the CFA saved below bp (GCC's DRAP). */
+static bool match_bp_deref(const unsigned char *p, uint64_t len, int64_t *n)
+{
+	struct cur c = { p, p + len, false };
+
+	if (get_n(&c, 1) != 0x76)		/* DW_OP_breg6 */
+		return false;
+	*n = -get_sleb(&c);
+	if (get_n(&c, 1) != 0x06)		/* DW_OP_deref */
+		return false;
+	return !c.bad && c.p == c.end;
+}
+
 static struct stackid_unwind_row to_row(const struct state *s,
 					const struct cie *ci)
 {
@@ -529,6 +542,13 @@ static struct stackid_unwind_row to_row(const struct state *s,
 	}
 	if (s->ra.how != RU_OFFSET || s->ra.off != -8)
 		return r;
+	if (s->cfa == CFA_EXPR && match_bp_deref(s->expr, s->expr_len, &n)) {
+		if (n < 0 || n > UINT16_MAX)
+			return r;
+		r.rule = STACKID_UW_CFA_BP_DEREF;
+		r.cfa_off = n;
+		goto bp;
+	}
 	if (s->cfa == CFA_EXPR) {
 		if (!match_plt(s->expr, s->expr_len, &n, &thr) ||
 		    n < 0 || n > UINT16_MAX ||
@@ -548,6 +568,7 @@ static struct stackid_unwind_row to_row(const struct state *s,
 	else
 		return r;
 	r.cfa_off = s->off;
+bp:
 	switch (s->bp.how) {
 	case RU_UNSPEC:
 	case RU_SAME:
@@ -1373,7 +1394,7 @@ const struct stackid_unwind_row *cfi_lookup(const struct cfi_table *t,
 void cfi_rule_name(uint8_t rule, char buf[16])
 {
 	static const char *const cfa[] = {
-		"none", "sp", "bp", "plt", "signal", "end",
+		"none", "sp", "bp", "plt", "signal", "end", "bpderef",
 	};
 	unsigned int k = rule & STACKID_UW_CFA_MASK;
 

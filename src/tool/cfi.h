@@ -69,7 +69,7 @@ const struct stackid_unwind_row *cfi_lookup(const struct cfi_table *t,
 
 /*
  * A row's rule in a word: its CFA rule ("none", "sp", "bp", "plt",
- * "signal", "end", "?" for another value), followed by "+bp" when the
+ * "signal", "end", "bpderef", "?" for another value), followed by "+bp" when the
  * caller's bp is saved (STACKID_UW_BP_SAVED).
  */
 void cfi_rule_name(uint8_t rule, char buf[16]);

@@ -35,10 +35,11 @@ static void check(const struct cfi_table *t)
 		const struct stackid_unwind_row *r = &t->rows[i];
 		unsigned int cfa = r->rule & STACKID_UW_CFA_MASK;
 
-		if (cfa > STACKID_UW_CFA_END ||
+		if (cfa > STACKID_UW_CFA_BP_DEREF ||
 		    (r->rule & STACKID_UW_BP_MASK) > STACKID_UW_BP_SAVED)
 			abort();
 		if (cfa != STACKID_UW_CFA_SP && cfa != STACKID_UW_CFA_BP &&
+		    cfa != STACKID_UW_CFA_BP_DEREF &&
 		    (r->rule & STACKID_UW_BP_MASK))
 			abort();
 		if (i && (r[-1].start >= r->start ||

@@ -145,6 +145,10 @@ static void test_rules(void)
 		static const unsigned char other[] = {
 			0x0f, 3, 0x77, 8, 0x06,		/* breg7 8; deref */
 		};
+		static const unsigned char drap[] = {
+			0x0f, 3, 0x76, 0x78, 0x06,	/* breg6 -8; deref */
+			0x41, 0x10, 6, 2, 0x76, 0,	/* +1: rbp: breg6 0 */
+		};
 		struct cfibuf eh = { .n = 0 };
 		size_t cie = cg_cie(&eh, "zR"), scie = cg_cie(&eh, "zRS");
 
@@ -154,13 +158,17 @@ static void test_rules(void)
 		cg_fde(&eh, scie, 0x30, 0x38, plt, sizeof(plt), 0);
 		cg_fde(&eh, cie, 0x38, 0x40, sig, sizeof(sig), 0);
 		cg_fde(&eh, cie, 0x40, 0x48, other, sizeof(other), 0);
+		cg_fde(&eh, cie, 0x48, 0x50, drap, sizeof(drap), 0);
 		ret = compile_eh(&eh, &t);
 		tap_ok(!ret && well_formed(&t) && is(at(&t, 0x10), 3, 8, 11) &&
 		       is(at(&t, 0x20), 4, 0, 0) && is(at(&t, 0x28), 5, 0, 0) &&
 		       is(at(&t, 0x30), 3, 8, 11) && is(at(&t, 0x38), 0, 0, 0) &&
-		       is(at(&t, 0x40), 0, 0, 0) && t.fdes == 6,
+		       is(at(&t, 0x40), 0, 0, 0) && t.fdes == 7 &&
+		       is(at(&t, 0x48), 6, 8, 0) && is(at(&t, 0x49), 0, 0, 0),
 		       "PLT expression, __restore_rt, undefined ra, a signal "
-		       "expression without 'S', another expression");
+		       "expression without 'S', another expression, a CFA "
+		       "saved below bp (bp_deref; none once rbp is saved "
+		       "relative to bp)");
 		cfi_table_free(&t);
 	}
 	/* what a row cannot say */
@@ -666,7 +674,8 @@ static bool row_ok(const struct stackid_unwind_row *r, const struct orow *o)
 		return false;
 	if (o->any_exp)
 		return (r->rule == STACKID_UW_CFA_PLT && r->bp_off >= 0 &&
-			r->bp_off <= 15) || r->rule == STACKID_UW_CFA_NONE;
+			r->bp_off <= 15) || r->rule == STACKID_UW_CFA_NONE ||
+		       (r->rule & STACKID_UW_CFA_MASK) == STACKID_UW_CFA_BP_DEREF;
 	return r->rule == o->want.rule && r->cfa_off == o->want.cfa_off &&
 	       r->bp_off == o->want.bp_off;
 }
