@@ -518,6 +518,9 @@ static inline __u64 stackid_cost_bucket_low(unsigned int b)
  *
  *   STACKID_UW_BP_SAME		bp is unchanged in the caller
  *   STACKID_UW_BP_SAVED	the caller's bp is at cfa + 8 * bp_off
+ *   STACKID_UW_BP_AT_BP	the caller's bp is the word at bp (as
+ *				realigning functions save it: DW_CFA_expression
+ *				rbp, DW_OP_breg6 0)
  *
  * A table is kept until the device is next opened by a reader (each
  * reader starts with none), or the module unloaded, and is shared by every
@@ -542,6 +545,7 @@ struct stackid_unwind_row {
 #define STACKID_UW_BP_MASK	0xf0
 #define STACKID_UW_BP_SAME	0x00
 #define STACKID_UW_BP_SAVED	0x10
+#define STACKID_UW_BP_AT_BP	0x20
 
 /* The most rows one table may have. */
 #define STACKID_UW_MAX_ROWS	(1U << 22)

@@ -10,6 +10,7 @@
  *   sample.c   the sampling handler: checks, user stack walk, hand-off
  *   resolve.c  frames -> files -> build-ids in the handler: cache hits only
  *   unwind.c   the user stack walk: unwind tables, frame pointers
+ *   uwload.c   unwind tables from user space (process context)
  *   task.c     finishing a sample in the sampled task's own context
  *   buildid.c  reading a file's build-id note there (may sleep, do I/O)
  *   paths.c    build-id -> path records, from the sampled task's context
@@ -39,6 +40,8 @@
 #include <linux/timer.h>
 #include <linux/types.h>
 #include <linux/kallsyms.h>
+#include <linux/jhash.h>
+#include <linux/list.h>
 #include <asm/local64.h>
 
 struct perf_event;
@@ -322,11 +325,32 @@ void stackid_defer_free(struct stackid_cpu *c);
 bool stackid_defer_idle(void);
 void stackid_task_fn(struct callback_head *work);
 
-/* unwind.c */
+/* uwload.c: unwind tables, one per build-id, in an RCU hash */
+#define STACKID_UW_HASH_BITS	8
+struct stackid_utable {
+	struct hlist_node node;
+	struct stackid_utable *gone;	/* stackid_unwind_clear()'s list */
+	u32 nr;
+	u8 len;
+	u8 id[STACKID_BUILD_ID_SIZE];
+	size_t bytes;
+	struct stackid_unwind_row rows[];
+};
+
+extern struct hlist_head stackid_uw_hash[1 << STACKID_UW_HASH_BITS];
 extern atomic_t stackid_uw_loaded;
+
+static inline u32 stackid_uw_hashfn(const u8 *id, u8 len)
+{
+	return jhash(id, len, 0) & ((1 << STACKID_UW_HASH_BITS) - 1);
+}
+
 long stackid_unwind_add(const void __user *arg);
 long stackid_unwind_info(void __user *arg);
 void stackid_unwind_clear(void);
+
+/* unwind.c */
+const struct stackid_utable *stackid_uw_table(const u8 *id, u8 len);
 unsigned int stackid_unwind(struct stackid_cpu *c, struct mm_struct *mm,
 			    const struct stackid_uw_regs *regs, bool compat,
 			    unsigned long *ips, u8 *hows, unsigned int max,

@@ -43,7 +43,7 @@ static inline int stackid_uw_check(const struct stackid_unwind_row *rows,
 		u8 bp = rows[i].rule & STACKID_UW_BP_MASK;
 
 		if (cfa > STACKID_UW_CFA_BP_DEREF ||
-		    (bp != STACKID_UW_BP_SAME && bp != STACKID_UW_BP_SAVED))
+		    bp > STACKID_UW_BP_AT_BP)
 			return -EINVAL;
 		if (i && rows[i].start <= rows[i - 1].start)
 			return -EINVAL;
@@ -141,6 +141,9 @@ static inline int stackid_uw_step(const struct stackid_unwind_row *row,
 		return STACKID_STOP_FAULT;
 	if ((row->rule & STACKID_UW_BP_MASK) == STACKID_UW_BP_SAVED &&
 	    read(ctx, cfa + (s64)row->bp_off * 8, &bp))
+		return STACKID_STOP_FAULT;
+	if ((row->rule & STACKID_UW_BP_MASK) == STACKID_UW_BP_AT_BP &&
+	    read(ctx, r->bp, &bp))
 		return STACKID_STOP_FAULT;
 	if (!ra)
 		return STACKID_STOP_END;

@@ -3,14 +3,14 @@
 # test/sampling-symbols.sh OBJDIR: the sampling path calls only what
 # NMI context allows. The handler's code lives in these objects
 # (internal.h says why): sample.o, resolve.o, emit.o, ring.o, bidcache.o,
-# kframes.o.
+# kframes.o, unwind.o.
 # Every kernel symbol they reference must be on the list below: user
 # copies that cannot fault, trylocks, irq_work, task_work_add, lock-free
 # clocks, and what the compiler and the debug options add. A page-cache
 # lookup, a folio put, an allocation, a sleeping lock or a wakeup from
 # any of them fails this test. One TAP line.
 objdir=${1:?usage: sampling-symbols.sh OBJDIR}
-objs="sample.o resolve.o emit.o ring.o bidcache.o kframes.o"
+objs="sample.o resolve.o emit.o ring.o bidcache.o kframes.o unwind.o"
 allow='^(stackid_|copy_from_user_nmi$|down_read_trylock$|up_read$'
 allow+='|irq_work_queue$|local_clock$|ktime_get_mono_fast_ns$'
 allow+='|task_work_add$|mtree_load$|mt_find$|find_vma$|memcpy$|memset$'

@@ -56,7 +56,7 @@ static void test_check(void)
 	t[1].start = 0x1004;
 	t[2].rule = 7;
 	tap_ok(stackid_uw_check(t, 3) == -EINVAL, "an unknown CFA rule: refused");
-	t[2].rule = 0x20;
+	t[2].rule = 0x30;
 	tap_ok(stackid_uw_check(t, 3) == -EINVAL, "an unknown bp rule: refused");
 	t[2].rule = 0;
 	tap_ok(stackid_uw_find(t, 3, 0xfff) == NULL, "before the first row: none");
@@ -113,13 +113,15 @@ static void test_steps(void)
 	       r.sp == sp + 0x300 && r.bp == 0x1234 &&
 	       how == STACKID_HOW_SIGNAL, "CFA_SIGNAL: the saved registers");
 
-	/* a realigned frame: cfa saved at bp - 8 */
+	/* a realigned frame: cfa saved at bp - 8, the caller's bp at bp */
 	put(sp + 0x80 - 8, sp + 0xc0);
+	put(sp + 0x80, 0x9999);
 	put(sp + 0xc0 - 8, 0x406000);
 	r = (struct stackid_uw_regs){ 0x401000, sp, sp + 0x80 };
-	w = row(0, STACKID_UW_CFA_BP_DEREF, 8, 0);
+	w = row(0, STACKID_UW_CFA_BP_DEREF | STACKID_UW_BP_AT_BP, 8, 0);
 	tap_ok(!stackid_uw_step(&w, &r, rd, NULL, &how) && r.ip == 0x406000 &&
-	       r.sp == sp + 0xc0, "CFA_BP_DEREF: the CFA saved below bp");
+	       r.sp == sp + 0xc0 && r.bp == 0x9999,
+	       "CFA_BP_DEREF, BP_AT_BP: a realigned frame");
 
 	r = (struct stackid_uw_regs){ 1, sp, 0 };
 	w = row(0, STACKID_UW_CFA_END, 0, 0);
@@ -178,7 +180,7 @@ static void test_random(void)
 			seed ^= seed << 13;
 			seed ^= seed >> 7;
 			seed ^= seed << 17;
-			w = row(0, (seed & 7) % 7 | ((seed >> 3) & 1) << 4,
+			w = row(0, (seed & 7) % 7 | ((seed >> 3) % 3) << 4,
 				(u16)(seed >> 16), (s8)(seed >> 32));
 			reads = 0;
 			if (stackid_uw_step(&w, &r, rd, NULL, &how))
