@@ -1167,7 +1167,8 @@ static bool eh_frame_by_hdr(struct ctx *x, const struct src *s,
 	}
 }
 
-static int compile(const struct src *s, struct cfi_table *t)
+static int compile(const struct src *s, struct cfi_table *t,
+		   const uint8_t *want, size_t want_len)
 {
 	struct stackid_elf_src es = { note_read, (void *)s };
 	struct ctx *x;
@@ -1197,6 +1198,9 @@ static int compile(const struct src *s, struct cfi_table *t)
 		return -ENOTSUP;
 	if (!stackid_elf_build_id(&es, t->build_id, &bidlen))
 		t->build_id_len = bidlen;
+	if (want && (t->build_id_len != want_len ||
+		     memcmp(t->build_id, want, want_len)))
+		return -ESTALE;
 	x = calloc(1, sizeof(*x));
 	if (!x)
 		return -ENOMEM;
@@ -1345,7 +1349,8 @@ out:
 	return ret;
 }
 
-int cfi_compile_fd(int fd, struct cfi_table *t)
+int cfi_compile_fd_id(int fd, const uint8_t *id, size_t id_len,
+		      struct cfi_table *t)
 {
 	struct stat st;
 	struct src s = { .fd = fd };
@@ -1356,14 +1361,19 @@ int cfi_compile_fd(int fd, struct cfi_table *t)
 	if (!S_ISREG(st.st_mode))
 		return -ENOEXEC;
 	s.size = st.st_size;
-	return compile(&s, t);
+	return compile(&s, t, id, id_len);
+}
+
+int cfi_compile_fd(int fd, struct cfi_table *t)
+{
+	return cfi_compile_fd_id(fd, NULL, 0, t);
 }
 
 int cfi_compile_buf(const void *buf, size_t len, struct cfi_table *t)
 {
 	struct src s = { .fd = -1, .buf = buf, .size = len };
 
-	return compile(&s, t);
+	return compile(&s, t, NULL, 0);
 }
 
 void cfi_table_free(struct cfi_table *t)
@@ -1416,6 +1426,8 @@ const char *cfi_strerror(int err)
 		return "no call frame information for its code";
 	case -EFBIG:
 		return "file too large";
+	case -ESTALE:
+		return "not the build-id expected";
 	default:
 		return strerror(-err);
 	}

@@ -61,6 +61,13 @@ struct cfi_table {
  */
 int cfi_compile_fd(int fd, struct cfi_table *t);
 int cfi_compile_buf(const void *buf, size_t len, struct cfi_table *t);
+/*
+ * The same, but only if the file's GNU build-id is the @id_len bytes at
+ * @id: else -ESTALE, before any call frame information is read (a file
+ * without build-id or of another class or machine: its error).
+ */
+int cfi_compile_fd_id(int fd, const uint8_t *id, size_t id_len,
+		      struct cfi_table *t);
 void cfi_table_free(struct cfi_table *t);
 
 /* The row that covers file offset @off, or NULL (before the first row). */

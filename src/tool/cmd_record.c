@@ -15,6 +15,7 @@
 
 static const char usage[] =
 "usage: stackid record [-F HZ] [-p PID] [--cgroup DIR] [-d SECONDS] [-o FILE]\n"
+"                      [--no-unwind-tables]\n"
 "       stackid record --rotate SECONDS --dir DIR [--keep N]\n"
 "                      [--max-size BYTES] [-F HZ] [-p PID] [--cgroup DIR]\n"
 "                      [-d SECONDS]\n"
@@ -32,7 +33,16 @@ static const char usage[] =
 "  -d, --duration SECONDS stop after SECONDS (default: at Ctrl-C)\n"
 "  -o, --output FILE      the capture, mode 0600 (default stackid.cap; -\n"
 "                         for stdout)\n"
+"      --no-unwind-tables do not load unwind tables into the module\n"
+"                         (see below)\n"
 "  -h, --help             this help\n"
+"\n"
+"Unwind tables: for each file the module names (its build-id's path),\n"
+"record compiles the file's call frame information (.eh_frame) and\n"
+"loads it into the module, which then walks stacks through code built\n"
+"without frame pointers (`stackid unwind-table FILE` shows one). A file\n"
+"is used only if its build-id is the one named; each build-id is tried\n"
+"once; what came of it is in the statistics.\n"
 "\n"
 "Continuous mode: one capture per interval in DIR, named\n"
 "stackid-YYYYMMDDTHHMMSS.uuuuuuZ.cap (UTC start), written as a hidden\n"
@@ -124,6 +134,7 @@ int cmd_record(int argc, char **argv)
 		{ "dir", required_argument, NULL, 'D' },
 		{ "keep", required_argument, NULL, 'k' },
 		{ "max-size", required_argument, NULL, 'm' },
+		{ "no-unwind-tables", no_argument, NULL, 'U' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -175,6 +186,9 @@ int cmd_record(int argc, char **argv)
 			o.max_size = size_arg(optarg);
 			if (o.max_size < 65536)
 				return bad("size (at least 64K)", optarg);
+			break;
+		case 'U':
+			o.no_unwind = true;
 			break;
 		case 'h':
 			fputs(usage, stdout);

@@ -9,6 +9,7 @@
  *   rec_file.c    the capture: header, INFO, END, records written within
  *                 the bound, continuous mode's files
  *   rec_stats.c   the status line and the statistics at the end
+ *   rec_unwind.c  unwind tables for the files the module names
  */
 #ifndef STACKID_TOOL_REC_H
 #define STACKID_TOOL_REC_H
@@ -73,6 +74,26 @@ void replay_need(struct replay *rp, const void *rec, struct strbuf *pre,
 void replay_take(struct replay *rp, const void *rec, bool written);
 void replay_free(struct replay *rp);
 
+/* Unwind tables for the build-ids the module names (rec_unwind.c). */
+#define REC_UNWIND_SLICE_NS	50000000ULL	/* between polls, at most */
+
+struct rec_unwind_item {
+	uint8_t id[STACKID_BUILD_ID_SIZE];
+	uint8_t len;
+	char *path;
+};
+
+struct rec_unwind {
+	bool off;		/* the module takes none: said once */
+	bool other_warned;
+	struct intern tried;	/* build-ids, once each */
+	struct rec_unwind_item *q;
+	size_t qhead, nq, qcap;
+	/* tables loaded, their rows and bytes; not loaded, by reason */
+	uint64_t loaded, rows, bytes, exists;
+	uint64_t no_file, mismatch, no_cfi, nospc, other, not_tried;
+};
+
 struct rec {
 	const struct record_opts *o;
 	const struct sysops *ops;
@@ -103,6 +124,7 @@ struct rec {
 	struct stackid_ring *rings;
 	unsigned int nrings;
 	size_t map_len;
+	struct rec_unwind uw;
 };
 
 static inline uint64_t now_ns(void)
@@ -160,6 +182,16 @@ int rec_skipped(struct rec *r, uint32_t ring, uint64_t bytes, uint32_t flags,
  */
 void rec_keep_on_error(struct rec *r);
 void rec_file_free(struct rec *r);
+
+/* rec_unwind.c */
+/* A checked STACKID_REC_BUILD_ID_PATH record: queue its file, once. */
+void rec_unwind_note(struct rec *r, const void *rec);
+bool rec_unwind_pending(const struct rec *r);
+/* Compile and load queued files for about @slice_ns. */
+void rec_unwind_work(struct rec *r, uint64_t slice_ns);
+/* The statistics' lines about them. */
+void rec_unwind_print(struct rec *r);
+void rec_unwind_free(struct rec *r);
 
 /* rec_stats.c */
 void rec_show_status(struct rec *r, uint64_t now);

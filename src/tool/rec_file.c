@@ -314,6 +314,8 @@ int rec_emit(struct rec *r, const unsigned char *p, size_t n)
 		ret = put(r, p + off, sz);
 		if (ret)
 			return ret;
+		if (h->type == STACKID_REC_BUILD_ID_PATH)
+			rec_unwind_note(r, p + off);
 		off += sz;
 	}
 	return flush(r);

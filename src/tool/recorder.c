@@ -28,6 +28,10 @@
  * enough, the open file is closed early, and a record that does not fit
  * an empty file either is counted as lost.
  *
+ * Each file the module names by a path record gets its unwind table
+ * loaded into the module, between polls (rec_unwind.c; --no-unwind-tables:
+ * not).
+ *
  * Nothing is lost silently: ring data that is not records (a reader
  * wrote into its mapping) is skipped up to the kernel's head, a record
  * that fails its check is skipped, both counted and marked in the
@@ -66,9 +70,16 @@ static int loop(struct rec *r, const sigset_t *waitmask)
 	int n, ret;
 
 	for (;;) {
+		bool busy = false;
+
 		now = now_ns();
 		if (stop_signal || (end && now >= end))
 			return 0;
+		if (rec_unwind_pending(r)) {
+			rec_unwind_work(r, REC_UNWIND_SLICE_NS);
+			busy = rec_unwind_pending(r);
+			now = now_ns();
+		}
 		if (r->status && now - r->last_status >= STATUS_NS)
 			rec_show_status(r, now);
 		wait = STATUS_NS;
@@ -89,6 +100,8 @@ static int loop(struct rec *r, const sigset_t *waitmask)
 		}
 		if (r->rotating && r->next_rotate - now < wait)
 			wait = r->next_rotate - now;
+		if (busy)
+			wait = 0;	/* more files: look at the rings only */
 		ts.tv_sec = wait / 1000000000;
 		ts.tv_nsec = wait % 1000000000;
 		n = r->ops->ppoll(&pfd, 1, &ts, waitmask);
@@ -239,6 +252,7 @@ int record_run(const struct record_opts *o, const struct sysops *ops,
 		fprintf(err, "stackid: recorded %.1f s into %s\n", secs,
 			r.out_name);
 		rec_print_stats(&r, &st);
+		rec_unwind_print(&r);
 	}
 out:
 	rec_unmap_rings(&r);
@@ -246,6 +260,7 @@ out:
 		close(r.out);
 	capdir_free(&r.cd);
 	rec_file_free(&r);
+	rec_unwind_free(&r);
 	ops->close(r.fd);
 	free(r.buf);
 	return ret;

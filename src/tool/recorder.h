@@ -24,6 +24,7 @@ struct record_opts {
 				 * below it; NULL: every cgroup */
 	uint64_t duration_ns;	/* 0: until SIGINT or SIGTERM */
 	int status;		/* status line: 1 on, 0 off, -1 if a tty */
+	bool no_unwind;		/* load no unwind tables into the module */
 	/* continuous mode (dir set): one capture per rotate_ns in dir */
 	const char *dir;
 	uint64_t rotate_ns;

@@ -21,7 +21,7 @@ TOOL_LIB_SRCS := src/tool/bidtab.c src/tool/capdir.c src/tool/capture.c \
 	src/tool/folded.c \
 	src/tool/flame.c src/tool/pb.c src/tool/pprof.c src/tool/push.c \
 	src/tool/recorder.c src/tool/rec_device.c src/tool/rec_file.c \
-	src/tool/rec_stats.c src/tool/rec_replay.c \
+	src/tool/rec_stats.c src/tool/rec_replay.c src/tool/rec_unwind.c \
 	src/tool/render.c src/tool/report.c src/tool/symbolize.c \
 	src/tool/text.c src/tool/util.c src/tool/cfi.c src/record.c src/ring.c \
 	src/elfnote.c

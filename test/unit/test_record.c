@@ -74,6 +74,12 @@ static struct fake {
 	size_t ring_pos;	/* bytes of live put in the ring */
 	size_t garbage_at;	/* put 48 bytes of garbage here (+1) */
 	bool garbage_done;
+	/* STACKID_IOC_ADD_UNWIND: tables taken, the last one's build-id */
+	int unwind_calls, unwind_errno;
+	uint32_t unwind_rows;
+	bool unwind_sorted;
+	unsigned char unwind_id[20];
+	uint8_t unwind_id_len;
 } fk;
 
 #define FAKE_RING_SIZE	(1 << 16)
@@ -213,6 +219,27 @@ static int fake_ioctl(int fd, unsigned long req, void *arg)
 				S_ISDIR(st.st_mode);
 		if (fk.cgroup_errno)
 			return errno = fk.cgroup_errno, -1;
+		return 0;
+	}
+	case STACKID_IOC_ADD_UNWIND: {
+		const struct stackid_unwind_table *u = arg;
+		const struct stackid_unwind_row *rw =
+			(const void *)(uintptr_t)u->rows;
+		uint32_t i;
+
+		if ((fk.version & 0xffff) < 2)
+			return errno = ENOTTY, -1;
+		fk.unwind_calls++;
+		if (fk.unwind_errno)
+			return errno = fk.unwind_errno, -1;
+		fk.unwind_rows = u->nr_rows;
+		fk.unwind_sorted = u->nr_rows >= 1 && !u->__pad[0] &&
+				   !u->__pad2;
+		for (i = 1; i < u->nr_rows; i++)
+			if (rw[i].start <= rw[i - 1].start)
+				fk.unwind_sorted = false;
+		memcpy(fk.unwind_id, u->build_id, sizeof(fk.unwind_id));
+		fk.unwind_id_len = u->build_id_len;
 		return 0;
 	}
 	case STACKID_IOC_ENABLE:
@@ -1869,6 +1896,108 @@ static void test_rotate_epoch(void)
 		printf("# %s failed\n", rm);
 }
 
+/* The build-id of @path, as stackid unwind-table says it (hex). */
+static size_t bid_of(const char *path, unsigned char *id)
+{
+	char cmd[600], hex[64];
+	size_t n = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "%s/stackid unwind-table '%s' | "
+		 "sed -n 's/^build-id //p'", BUILD, path);
+	p = popen(cmd, "r");
+	if (p && fgets(hex, sizeof(hex), p))
+		for (n = 0; n < 20 && sscanf(hex + 2 * n, "%2hhx", &id[n]) == 1;
+		     n++)
+			;
+	if (p)
+		pclose(p);
+	return n;
+}
+
+/*
+ * Unwind tables: the file of each path record is compiled and loaded,
+ * once per build-id, only if its build-id is the record's; counted.
+ */
+static void test_unwind(void)
+{
+	static const char *const exe = BUILD "/stackid";
+	unsigned char id[20], other[20];
+	struct cg_frame f;
+	struct record_opts o = { .duration_ns = 60000000000ULL };
+	size_t n = bid_of(exe, id);
+	struct run r;
+
+	if (!tap_ok(n == 20, "build/stackid has a 20-byte build-id"))
+		return;
+	memcpy(other, id, 20);
+	other[0] ^= 1;
+	fake_reset();
+	f = cg_valid(id, 20, 0x100);
+	cg_path(&fk.live, id, 20, exe);
+	cg_path(&fk.live, id, 20, exe);		/* again: not tried again */
+	cg_path(&fk.live, other, 20, exe);	/* not its build-id */
+	cg_path(&fk.live, (const unsigned char *)"\7\7", 2, "/nonexistent/x");
+	cg_path(&fk.live, (const unsigned char *)"\7\10", 2, "relative/x");
+	cg_sample(&fk.live, 1000, 0, 10, 10, "x", STACKID_SF_USER, 1, &f);
+	fk.sigint_at = 40;
+	run(&o, &r);
+	tap_ok(r.status == 0 && fk.unwind_calls == 1 && fk.unwind_sorted &&
+	       fk.unwind_rows > 100 && fk.unwind_id_len == 20 &&
+	       !memcmp(fk.unwind_id, id, 20) &&
+	       strstr(r.err, "  unwind tables                       1  (") &&
+	       strstr(r.err, "  unwind tables not loaded            3  (no file "
+		      "2, build-id mismatch 1, no CFI 0, no room 0, other 0, "
+		      "not tried 0)"),
+	       "record: the table of a path's file loaded once, a file of "
+	       "another build-id and missing or relative paths not; "
+	       "counted (%u rows) '%.*s'", fk.unwind_rows, LINE(strstr(r.err,
+	       "  unwind") ? strstr(r.err, "  unwind") : r.err));
+	run_free(&r);
+
+	fake_reset();
+	cg_path(&fk.live, id, 20, exe);
+	fk.unwind_errno = EEXIST;
+	fk.sigint_at = 20;
+	run(&o, &r);
+	tap_ok(r.status == 0 && fk.unwind_calls == 1 &&
+	       strstr(r.err, "(0 rows, 0 bytes; 1 loaded before)"),
+	       "EEXIST: loaded before, fine");
+	run_free(&r);
+
+	fake_reset();
+	cg_path(&fk.live, id, 20, exe);
+	fk.unwind_errno = ENOSPC;
+	fk.sigint_at = 20;
+	run(&o, &r);
+	tap_ok(r.status == 0 && fk.unwind_calls == 1 &&
+	       strstr(r.err, "no room 1,"), "ENOSPC: counted");
+	run_free(&r);
+
+	fake_reset();
+	cg_path(&fk.live, id, 20, exe);
+	o.no_unwind = true;
+	fk.sigint_at = 20;
+	run(&o, &r);
+	tap_ok(r.status == 0 && !fk.unwind_calls &&
+	       !strstr(r.err, "unwind"), "--no-unwind-tables: none");
+	run_free(&r);
+	o.no_unwind = false;
+
+	fake_reset();
+	fk.version = STACKID_ABI_VERSION - 1;	/* 2.1 */
+	cg_path(&fk.live, id, 20, exe);
+	cg_path(&fk.live, other, 20, exe);
+	fk.sigint_at = 20;
+	run(&o, &r);
+	tap_ok(r.status == 0 && !fk.unwind_calls &&
+	       strstr(r.err, "stackid: note: the module (ABI 2.1) takes no "
+		      "unwind tables") &&
+	       !strstr(strstr(r.err, "takes no unwind") + 15, "unwind"),
+	       "a module of ABI 2.1: one notice, no ioctl");
+	run_free(&r);
+}
+
 int main(void)
 {
 	int fd = mkstemp(capfile);
@@ -1889,6 +2018,7 @@ int main(void)
 	test_max_size_replay();
 	test_rotate_error();
 	test_capdir();
+	test_unwind();
 	unlink(capfile);
 	fake_reset();
 	return tap_done();
