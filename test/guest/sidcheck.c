@@ -69,14 +69,17 @@
  *       give a file NAME, e.g. @libc.so.6) or "*" (any valid frame), and
  *       "0 ffffffffffffffff" is any offset. exact: the sample's frames
  *       are EXPECT's, all and no more, and its walk stopped at the
- *       stack's end (stop END); prefix: the frames it has are EXPECT's
- *       first ones, and the walk stopped for a frame pointer that is not
- *       one (BAD_FP) or at the end (for 32-bit tasks: no tables); reach:
+ *       stack's end (stop END); fp: what a walk by frame pointers alone
+ *       finds (32-bit tasks: no tables), each frame after the first one
+ *       of EXPECT's lines after the frame before's (such a walk skips
+ *       functions without frame pointers, never invents a frame), and the
+ *       walk stopped for a frame pointer that is none (BAD_FP) or at the
+ *       end; reach:
  *       EXPECT's other lines match later frames in order, every frame up
  *       to the last of them valid. exact and reach judge the samples
  *       from the first that passes on (the tables the recorder loads as
  *       it learns each file's path: warm-up; at most half the leaf's
- *       samples); prefix judges all. Prints TAP lines
+ *       samples); fp judges all. Prints TAP lines
  *   sidcheck hows FILE          "how NAME N" (user frames, by how they
  *                               were found) and "stop NAME N" (samples,
  *                               by why their walk stopped) lines
@@ -1327,7 +1330,7 @@ static int cmd_tids(int argc, char **argv)
 }
 
 /*
- * unwind FILE PID EXPECT MINPCT exact|prefix|reach: see the usage above.
+ * unwind FILE PID EXPECT MINPCT exact|fp|reach: see the usage above.
  */
 #define UW_MAX_EXPECT	32
 #define UW_MAX_PATHS	4096
@@ -1408,7 +1411,8 @@ static void uw_show(const struct dsample *d, const struct uwexpect *ex,
 			printf(" %#llx(%s,%c)", fr->addr,
 			       stackid_ip_reason_name(fr->reason) ?: "?", how);
 		} else if (k < nex) {
-			printf(" %s(%c)", ex[k].name, how);
+			printf(" %s+%#llx(%c)", ex[k].name,
+			       fr->addr - ex[k].start, how);
 		} else {
 			hex(fr->build_id, fr->len, h);
 			h[8] = 0;
@@ -1427,12 +1431,13 @@ static int cmd_unwind(int argc, char **argv)
 	static struct uwpaths paths;
 	struct uwexpect ex[UW_MAX_EXPECT];
 	unsigned long leaf = 0, warm = 0, total = 0, match = 0, shown = 0;
+	unsigned long whole = 0;
 	unsigned long stops[STACKID_STOP_NR + 1] = { 0 };
 	unsigned long hows[STACKID_HOW_NR + 1] = { 0 };
 	unsigned long firstbad[UW_MAX_EXPECT + 2] = { 0 };
 	unsigned long long t0 = 0, t1 = 0;
 	unsigned int nex = 0, pid, minpct, i, j;
-	enum { EXACT, PREFIX, REACH } mode;
+	enum { EXACT, FP, REACH } mode;
 	const char *label;
 	struct dsample d;
 	struct iter it;
@@ -1445,8 +1450,8 @@ static int cmd_unwind(int argc, char **argv)
 		return 2;
 	if (!strcmp(argv[5], "exact"))
 		mode = EXACT;
-	else if (!strcmp(argv[5], "prefix"))
-		mode = PREFIX;
+	else if (!strcmp(argv[5], "fp"))
+		mode = FP;
 	else if (!strcmp(argv[5], "reach"))
 		mode = REACH;
 	else
@@ -1466,7 +1471,7 @@ static int cmd_unwind(int argc, char **argv)
 	if (!nex)
 		return 2;
 	uw_paths(buf, len, &paths);
-	started = mode == PREFIX;
+	started = mode == FP;
 	iter_init(&it, buf, len);
 	for_each_sample(d, it) {
 		const struct stackid_sample *s = d.s;
@@ -1489,24 +1494,38 @@ static int cmd_unwind(int argc, char **argv)
 			}
 			ok = j == nex;
 			i = j;	/* the line not reached */
+		} else if (mode == FP) {
+			/* each frame a later line than the frame before's */
+			for (j = 1; i < d.nu; i++, j++) {
+				while (j < nex &&
+				       !uw_is(&d.frames[i], i, &ex[j], &paths))
+					j++;
+				if (j == nex)
+					break;
+			}
+			ok = i == d.nu && (s->stop == STACKID_STOP_BAD_FP ||
+					   s->stop == STACKID_STOP_END);
+			if (!ok && i == d.nu)
+				i = nex + 1;	/* the stop wrong */
+			whole += ok && d.nu == nex;
 		} else {
 			for (; i < d.nu && i < nex; i++)
 				if (!uw_is(&d.frames[i], i, &ex[i], &paths))
 					break;
-			if (i < d.nu)	/* a frame that differs, or one more */
-				ok = false;
-			else if (mode == EXACT)
-				ok = d.nu == nex && s->stop == STACKID_STOP_END;
-			else
-				ok = s->stop == STACKID_STOP_BAD_FP ||
-				     s->stop == STACKID_STOP_END;
-			/* every frame right, the stop wrong */
-			if (!ok && i == d.nu && (mode == PREFIX || i >= nex))
-				i = nex + 1;
+			/* a frame that differs, one more, one missing */
+			ok = i == d.nu && d.nu == nex &&
+			     s->stop == STACKID_STOP_END;
+			if (!ok && i == d.nu && i == nex)
+				i = nex + 1;	/* the stop wrong */
 		}
 		if (!started) {
 			if (!ok) {
-				warm++;
+				if (warm++ < 2) {
+					printf("#   %s: warm-up sample %lu "
+					       "(%u frames):\n", label, warm,
+					       d.nu);
+					uw_show(&d, ex, nex, &paths);
+				}
 				continue;
 			}
 			started = true;
@@ -1547,15 +1566,16 @@ static int cmd_unwind(int argc, char **argv)
 		if (firstbad[i])
 			printf("#   %lu %s %u (%s)\n", firstbad[i],
 			       mode == REACH ? "did not reach line" :
+			       mode == FP ? "not in order: frame" :
 			       "first differ at frame", i,
 			       i < nex ? ex[i].name : i == nex ?
 			       "a frame beyond the last" : "stop reason");
-	if (mode == PREFIX) {
-		printf("%sok - %s: every one of %lu samples in %s has exact "
-		       "frames only, ending at a frame pointer that is none "
-		       "or at the end (%lu do)\n",
+	if (mode == FP) {
+		printf("%sok - %s: every one of %lu samples in %s has frames "
+		       "of the chain only, in order, and stops at bad_fp or "
+		       "end (%lu do; %lu the whole chain)\n",
 		       total && match == total ? "" : "not ", label, total,
-		       ex[0].name, match);
+		       ex[0].name, match, whole);
 		return 0;
 	}
 	printf("%sok - %s: %s in >= %u%% of %lu samples in %s (%lu%%)\n",
