@@ -883,6 +883,121 @@ static void spin_child(int ms)
 /* An address no process has mapped, hidden from the compiler. */
 static void *volatile bad_ptr = (void *)16;
 
+/*
+ * STACKID_IOC_ADD_UNWIND / GET_UNWIND: every argument checked, the rows
+ * copied (changing them afterwards changes nothing), EEXIST, ENOSPC
+ * against unwind_kb (lowered for the check, then put back).
+ */
+static void uw_errors(int fd)
+{
+	struct stackid_unwind_row rows[4] = {
+		{ 0x1000, 8, STACKID_UW_CFA_SP, 0 },
+		{ 0x1004, 16, STACKID_UW_CFA_SP | STACKID_UW_BP_SAVED, -2 },
+		{ 0x1010, 16, STACKID_UW_CFA_BP | STACKID_UW_BP_SAVED, -2 },
+		{ 0x1040, 0, STACKID_UW_CFA_NONE, 0 },
+	};
+	struct stackid_unwind_table t = {
+		.rows = (uintptr_t)rows, .nr_rows = 4, .build_id_len = 20,
+	};
+	struct stackid_unwind_info ui, ui2;
+	unsigned int old_kb = 0;
+	size_t big_n = 1 << 20;
+	struct stackid_unwind_row *big;
+	FILE *f;
+	int r;
+
+	memset(t.build_id, 0xab, sizeof(t.build_id));
+	r = ioctl(fd, STACKID_IOC_GET_UNWIND, (void *)16);
+	EXPECT(r < 0 && errno == EFAULT, "GET_UNWIND bad pointer: EFAULT");
+	r = ioctl(fd, STACKID_IOC_ADD_UNWIND, (void *)16);
+	EXPECT(r < 0 && errno == EFAULT, "ADD_UNWIND bad pointer: EFAULT");
+	t.rows = 16;
+	r = ioctl(fd, STACKID_IOC_ADD_UNWIND, &t);
+	EXPECT(r < 0 && errno == EFAULT, "ADD_UNWIND bad rows pointer: EFAULT");
+	t.rows = (uintptr_t)rows;
+	t.__pad[1] = 1;
+	r = ioctl(fd, STACKID_IOC_ADD_UNWIND, &t);
+	EXPECT(r < 0 && errno == EINVAL, "ADD_UNWIND nonzero pad: EINVAL");
+	t.__pad[1] = 0;
+	t.__pad2 = 1;
+	r = ioctl(fd, STACKID_IOC_ADD_UNWIND, &t);
+	EXPECT(r < 0 && errno == EINVAL, "ADD_UNWIND nonzero pad2: EINVAL");
+	t.__pad2 = 0;
+	t.build_id_len = 21;
+	r = ioctl(fd, STACKID_IOC_ADD_UNWIND, &t);
+	EXPECT(r < 0 && errno == EINVAL, "ADD_UNWIND build-id length 21: EINVAL");
+	t.build_id_len = 0;
+	r = ioctl(fd, STACKID_IOC_ADD_UNWIND, &t);
+	EXPECT(r < 0 && errno == EINVAL, "ADD_UNWIND build-id length 0: EINVAL");
+	t.build_id_len = 20;
+	t.nr_rows = 0;
+	r = ioctl(fd, STACKID_IOC_ADD_UNWIND, &t);
+	EXPECT(r < 0 && errno == EINVAL, "ADD_UNWIND no rows: EINVAL");
+	t.nr_rows = STACKID_UW_MAX_ROWS + 1;
+	r = ioctl(fd, STACKID_IOC_ADD_UNWIND, &t);
+	EXPECT(r < 0 && errno == EINVAL, "ADD_UNWIND too many rows: EINVAL");
+	t.nr_rows = 4;
+	rows[2].start = 0x1004;
+	r = ioctl(fd, STACKID_IOC_ADD_UNWIND, &t);
+	EXPECT(r < 0 && errno == EINVAL, "ADD_UNWIND rows not ascending: EINVAL");
+	rows[2].start = 0x1010;
+	rows[3].rule = 0x0f;
+	r = ioctl(fd, STACKID_IOC_ADD_UNWIND, &t);
+	EXPECT(r < 0 && errno == EINVAL, "ADD_UNWIND unknown CFA rule: EINVAL");
+	rows[3].rule = 0x40;
+	r = ioctl(fd, STACKID_IOC_ADD_UNWIND, &t);
+	EXPECT(r < 0 && errno == EINVAL, "ADD_UNWIND unknown bp rule: EINVAL");
+	rows[3].rule = STACKID_UW_CFA_NONE;
+	r = ioctl(fd, STACKID_IOC_GET_UNWIND, &ui);
+	EXPECT(r == 0 && !ui.tables, "refused tables were not kept (%u)",
+	       ui.tables);
+	r = ioctl(fd, STACKID_IOC_ADD_UNWIND, &t);
+	EXPECT(r == 0, "ADD_UNWIND a good table: 0 (%s)", strerror(errno));
+	r = ioctl(fd, STACKID_IOC_ADD_UNWIND, &t);
+	EXPECT(r < 0 && errno == EEXIST, "ADD_UNWIND the same build-id: EEXIST");
+	r = ioctl(fd, STACKID_IOC_GET_UNWIND, &ui);
+	EXPECT(r == 0 && ui.tables == 1 && ui.rows == 4 && ui.bytes >= 32 &&
+	       ui.limit >= ui.bytes, "GET_UNWIND: 1 table, 4 rows, %llu bytes",
+	       (unsigned long long)ui.bytes);
+
+	/* the limit: lowered to 1 MiB, a table of 8 MiB is refused */
+	f = fopen("/sys/module/stackid/parameters/unwind_kb", "r");
+	if (f && fscanf(f, "%u", &old_kb) != 1)
+		old_kb = 0;
+	if (f)
+		fclose(f);
+	f = fopen("/sys/module/stackid/parameters/unwind_kb", "w");
+	if (f) {
+		fprintf(f, "1024\n");
+		fclose(f);
+	}
+	big = calloc(big_n, sizeof(*big));
+	for (size_t i = 0; big && i < big_n; i++) {
+		big[i].start = i;
+		big[i].rule = STACKID_UW_CFA_SP;
+		big[i].cfa_off = 8;
+	}
+	t.rows = (uintptr_t)big;
+	t.nr_rows = big_n;
+	t.build_id[0] = 0xcd;
+	r = ioctl(fd, STACKID_IOC_ADD_UNWIND, &t);
+	EXPECT(big && r < 0 && errno == ENOSPC,
+	       "ADD_UNWIND beyond unwind_kb: ENOSPC (%s)", strerror(errno));
+	r = ioctl(fd, STACKID_IOC_GET_UNWIND, &ui2);
+	EXPECT(r == 0 && ui2.tables == 1 && ui2.bytes == ui.bytes &&
+	       ui2.limit == 1024 * 1024,
+	       "the refused table took nothing; limit 1 MiB (%llu)",
+	       (unsigned long long)ui2.limit);
+	f = fopen("/sys/module/stackid/parameters/unwind_kb", "w");
+	if (f) {
+		fprintf(f, "%u\n", old_kb);
+		fclose(f);
+	}
+	r = ioctl(fd, STACKID_IOC_ADD_UNWIND, &t);
+	EXPECT(old_kb && r == 0, "and taken with unwind_kb back at %u", old_kb);
+	free(big);
+}
+
 static int cmd_errors(void)
 {
 	struct stackid_filter flt = { .tgid = 1, .__pad = 1 };
@@ -962,12 +1077,21 @@ static int cmd_errors(void)
 		;
 	r = read(fd, big, STACKID_RECORD_MAX);
 	EXPECT(r < 0 && errno == EAGAIN, "drained O_NONBLOCK read: EAGAIN");
+	uw_errors(fd);
 	close(fd);
 	/* and the module still works */
 	fd = dev_open();
 	r = ioctl(fd, STACKID_IOC_GET_VERSION, &v);
 	EXPECT(r == 0 && v == STACKID_ABI_VERSION,
 	       "still working: ABI version %#x", v);
+	{
+		struct stackid_unwind_info ui;
+
+		r = ioctl(fd, STACKID_IOC_GET_UNWIND, &ui);
+		EXPECT(r == 0 && !ui.tables && !ui.rows && !ui.bytes,
+		       "a new reader starts with no unwind tables (%u)",
+		       ui.tables);
+	}
 	close(fd);
 	return 0;
 }
