@@ -489,8 +489,11 @@ static inline __u64 stackid_cost_bucket_low(unsigned int b)
  * stackid command does, for each build-id it learns a path of) and hands
  * them to the module with STACKID_IOC_ADD_UNWIND; the sampling handler
  * then walks through code without frame pointers with a bounded binary
- * search and a few reads of the stack per frame. Only 64-bit tasks' user
- * stacks use tables.
+ * search and a few reads of the stack per frame. A 32-bit file's table
+ * (an i386 ELF file, mapped by 32-bit tasks) has the same rows with
+ * 4-byte words: the return address at cfa - 4, BP_SAVED at cfa +
+ * 4 * bp_off, CFA_PLT adding 4, CFA_BP_DEREF and BP_AT_BP reading 4
+ * bytes, and no CFA_SIGNAL (the walk stops there, NO_ROW).
  *
  * Rows are sorted by start, strictly ascending; a row covers the file
  * offsets from its start up to the next row's start (the last row: up to

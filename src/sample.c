@@ -332,7 +332,7 @@ void stackid_sample(struct pt_regs *regs)
 	ur.bp = uregs->bp;
 	/* the mm, for the walk's tables and resolution alike */
 	resolve = READ_ONCE(stackid_param_resolve);
-	tables = resolve && !compat && atomic_read(&stackid_uw_loaded);
+	tables = resolve && atomic_read(&stackid_uw_loaded);
 	if (resolve)
 		locked = stackid_mm_trylock(c, task->mm);
 	max = min_t(unsigned int, READ_ONCE(stackid_param_max_depth),

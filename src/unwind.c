@@ -47,10 +47,18 @@ const struct stackid_utable *stackid_uw_table(const u8 *id, u8 len)
 /* --- the walk ----------------------------------------------------------- */
 
 /* Reading the stack: never faults, never sleeps. */
-static int stackid_uw_read(void *ctx, u64 addr, u64 *val)
+static int stackid_uw_read(void *ctx, u64 addr, unsigned int size, u64 *val)
 {
-	if (addr > TASK_SIZE_MAX - sizeof(*val))
+	u32 v32;
+
+	if (addr > TASK_SIZE_MAX - size)
 		return -EFAULT;
+	if (size == 4) {
+		if (stackid_copy_user_nmi(&v32, (const void __user *)addr, 4))
+			return -EFAULT;
+		*val = v32;
+		return 0;
+	}
 	return stackid_copy_user_nmi(val, (const void __user *)addr,
 				     sizeof(*val)) ? -EFAULT : 0;
 }
@@ -184,7 +192,7 @@ static int stackid_fp_step32(struct stackid_uw_regs *r)
  * @c: the handler's CPU state, or NULL in task context
  * @mm: the task's mm, read-locked by the caller; NULL: frame pointers only
  * @regs: the user registers to start from
- * @compat: a 32-bit task (frame pointers only)
+ * @compat: a 32-bit task (4-byte words; its files' tables are 32-bit)
  * @ips: the frames' addresses, innermost first
  * @hows: how each was found (enum stackid_frame_how)
  * @max: at most this many frames
@@ -213,7 +221,7 @@ unsigned int stackid_unwind(struct stackid_cpu *c, struct mm_struct *mm,
 	}
 	ips[n] = r.ip;
 	hows[n++] = STACKID_HOW_REGS;
-	if (!mm || compat || !atomic_read(&stackid_uw_loaded))
+	if (!mm || !atomic_read(&stackid_uw_loaded))
 		mm = NULL;
 	rcu_read_lock();
 	for (;;) {
@@ -227,7 +235,7 @@ unsigned int stackid_unwind(struct stackid_cpu *c, struct mm_struct *mm,
 		if (row && (row->rule & STACKID_UW_CFA_MASK) !=
 			   STACKID_UW_CFA_NONE) {
 			why = stackid_uw_step(row, &r, stackid_uw_read, NULL,
-					      &how);
+					      &how, compat ? 4 : 8);
 		} else {
 			why = compat ? stackid_fp_step32(&r) :
 				       stackid_fp_step(&r);

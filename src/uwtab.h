@@ -75,10 +75,12 @@ stackid_uw_find(const struct stackid_unwind_row *rows, u32 n, u64 off)
 }
 
 /*
- * Reads one 8-byte word of the stack at @addr into *@val; nonzero if it
- * cannot (the walk then stops, STACKID_STOP_FAULT).
+ * Reads one word of @size bytes (8, or 4 for a 32-bit task) of the stack
+ * at @addr into *@val, zero-extended; nonzero if it cannot (the walk then
+ * stops, STACKID_STOP_FAULT).
  */
-typedef int (*stackid_uw_read_fn)(void *ctx, u64 addr, u64 *val);
+typedef int (*stackid_uw_read_fn)(void *ctx, u64 addr, unsigned int size,
+				  u64 *val);
 
 /**
  * stackid_uw_step - the caller's registers by one row
@@ -87,6 +89,9 @@ typedef int (*stackid_uw_read_fn)(void *ctx, u64 addr, u64 *val);
  * @read: reads the stack
  * @ctx: for @read
  * @how: set to how the caller was found (enum stackid_frame_how)
+ * @w: the task's word size: 8, or 4 for a 32-bit task (whose tables
+ *	come from 32-bit files: the return address at cfa - 4, bp saved
+ *	in 4-byte words, no signal frames)
  *
  * Returns 0, or why the walk ends here (enum stackid_stop). The caller's
  * stack pointer must lie above this frame's (a CFA below or at sp is
@@ -95,7 +100,8 @@ typedef int (*stackid_uw_read_fn)(void *ctx, u64 addr, u64 *val);
  */
 static inline int stackid_uw_step(const struct stackid_unwind_row *row,
 				  struct stackid_uw_regs *r,
-				  stackid_uw_read_fn read, void *ctx, u8 *how)
+				  stackid_uw_read_fn read, void *ctx, u8 *how,
+				  unsigned int w)
 {
 	u64 cfa, ra, bp = r->bp;
 
@@ -108,14 +114,16 @@ static inline int stackid_uw_step(const struct stackid_unwind_row *row,
 		break;
 	case STACKID_UW_CFA_PLT:
 		cfa = r->sp + row->cfa_off +
-		      ((r->ip & 15) >= (u64)(u8)row->bp_off ? 8 : 0);
+		      ((r->ip & 15) >= (u64)(u8)row->bp_off ? w : 0);
 		break;
 	case STACKID_UW_CFA_SIGNAL: {
 		u64 ip, sp;
 
-		if (read(ctx, r->sp + STACKID_UC_IP, &ip) ||
-		    read(ctx, r->sp + STACKID_UC_SP, &sp) ||
-		    read(ctx, r->sp + STACKID_UC_BP, &bp))
+		if (w != 8)
+			return STACKID_STOP_NO_ROW;
+		if (read(ctx, r->sp + STACKID_UC_IP, 8, &ip) ||
+		    read(ctx, r->sp + STACKID_UC_SP, 8, &sp) ||
+		    read(ctx, r->sp + STACKID_UC_BP, 8, &bp))
 			return STACKID_STOP_FAULT;
 		if (!ip)
 			return STACKID_STOP_END;
@@ -128,22 +136,23 @@ static inline int stackid_uw_step(const struct stackid_unwind_row *row,
 	case STACKID_UW_CFA_END:
 		return STACKID_STOP_END;
 	case STACKID_UW_CFA_BP_DEREF:
-		if (read(ctx, r->bp - row->cfa_off, &cfa))
+		if (read(ctx, r->bp - row->cfa_off, w, &cfa))
 			return STACKID_STOP_FAULT;
 		break;
 	default:
 		return STACKID_STOP_NO_ROW;
 	}
-	/* the return address at cfa - 8 must be at or above sp */
-	if (cfa < r->sp + 8 || cfa < r->sp)
+	/* the return address at cfa - w must be at or above sp */
+	if (cfa < r->sp + w || cfa < r->sp ||
+	    (w == 4 && cfa > 0xffffffffULL))
 		return STACKID_STOP_BAD_CFA;
-	if (read(ctx, cfa - 8, &ra))
+	if (read(ctx, cfa - w, w, &ra))
 		return STACKID_STOP_FAULT;
 	if ((row->rule & STACKID_UW_BP_MASK) == STACKID_UW_BP_SAVED &&
-	    read(ctx, cfa + (s64)row->bp_off * 8, &bp))
+	    read(ctx, cfa + (s64)row->bp_off * w, w, &bp))
 		return STACKID_STOP_FAULT;
 	if ((row->rule & STACKID_UW_BP_MASK) == STACKID_UW_BP_AT_BP &&
-	    read(ctx, r->bp, &bp))
+	    read(ctx, r->bp, w, &bp))
 		return STACKID_STOP_FAULT;
 	if (!ra)
 		return STACKID_STOP_END;

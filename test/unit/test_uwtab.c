@@ -10,22 +10,32 @@
 #include "tap.h"
 #include "../../src/uwtab.h"
 
-#define STACK_BASE	0x7ffd00000000ULL
+#define STACK_BASE64	0x7ffd00000000ULL
+#define STACK_BASE32	0xffd00000ULL
 #define STACK_WORDS	512
 
 static u64 stack[STACK_WORDS];
+static u64 STACK_BASE = STACK_BASE64;
 static unsigned int reads;
 static int bad_read;
 
-static int rd(void *ctx __attribute__((unused)), u64 addr, u64 *val)
+static int rd(void *ctx __attribute__((unused)), u64 addr,
+	      unsigned int size, u64 *val)
 {
 	reads++;
-	if (addr < STACK_BASE || addr > STACK_BASE + 8 * (STACK_WORDS - 1) ||
-	    (addr & 7)) {
+	if (addr < STACK_BASE || addr > STACK_BASE + 8 * STACK_WORDS - size ||
+	    (addr & (size - 1))) {
 		bad_read++;
 		return -EFAULT;
 	}
-	*val = stack[(addr - STACK_BASE) / 8];
+	if (size == 4) {
+		u32 v;
+
+		memcpy(&v, (char *)stack + (addr - STACK_BASE), 4);
+		*val = v;
+	} else {
+		*val = stack[(addr - STACK_BASE) / 8];
+	}
 	return 0;
 }
 
@@ -79,7 +89,7 @@ static void test_steps(void)
 	put(sp + 16, 0x401234);
 	r = (struct stackid_uw_regs){ 0x401000, sp, 0x55 };
 	w = row(0, STACKID_UW_CFA_SP, 24, 0);
-	tap_ok(!stackid_uw_step(&w, &r, rd, NULL, &how) && r.ip == 0x401234 &&
+	tap_ok(!stackid_uw_step(&w, &r, rd, NULL, &how, 8) && r.ip == 0x401234 &&
 	       r.sp == sp + 24 && r.bp == 0x55 && how == STACKID_HOW_TABLE,
 	       "CFA_SP: return address at cfa - 8, bp kept");
 
@@ -88,7 +98,7 @@ static void test_steps(void)
 	put(sp + 0x48, 0x402000);
 	r = (struct stackid_uw_regs){ 0x401000, sp, sp + 0x40 };
 	w = row(0, STACKID_UW_CFA_BP | STACKID_UW_BP_SAVED, 16, -2);
-	tap_ok(!stackid_uw_step(&w, &r, rd, NULL, &how) && r.ip == 0x402000 &&
+	tap_ok(!stackid_uw_step(&w, &r, rd, NULL, &how, 8) && r.ip == 0x402000 &&
 	       r.sp == sp + 0x50 && r.bp == 0x7777,
 	       "CFA_BP with bp saved: a frame-pointer frame");
 
@@ -97,10 +107,10 @@ static void test_steps(void)
 	put(sp + 8, 0x404000);
 	w = row(0, STACKID_UW_CFA_PLT, 8, 11);
 	r = (struct stackid_uw_regs){ 0x401006, sp, 1 };
-	tap_ok(!stackid_uw_step(&w, &r, rd, NULL, &how) && r.ip == 0x403000 &&
+	tap_ok(!stackid_uw_step(&w, &r, rd, NULL, &how, 8) && r.ip == 0x403000 &&
 	       r.sp == sp + 8, "CFA_PLT before the push");
 	r = (struct stackid_uw_regs){ 0x40100b, sp, 1 };
-	tap_ok(!stackid_uw_step(&w, &r, rd, NULL, &how) && r.ip == 0x404000 &&
+	tap_ok(!stackid_uw_step(&w, &r, rd, NULL, &how, 8) && r.ip == 0x404000 &&
 	       r.sp == sp + 16, "CFA_PLT after the push");
 
 	/* a signal frame: the ucontext at sp */
@@ -109,7 +119,7 @@ static void test_steps(void)
 	put(sp + STACKID_UC_BP, 0x1234);
 	r = (struct stackid_uw_regs){ 0x7f0000001000ULL, sp, 0 };
 	w = row(0, STACKID_UW_CFA_SIGNAL, 0, 0);
-	tap_ok(!stackid_uw_step(&w, &r, rd, NULL, &how) && r.ip == 0x405555 &&
+	tap_ok(!stackid_uw_step(&w, &r, rd, NULL, &how, 8) && r.ip == 0x405555 &&
 	       r.sp == sp + 0x300 && r.bp == 0x1234 &&
 	       how == STACKID_HOW_SIGNAL, "CFA_SIGNAL: the saved registers");
 
@@ -119,35 +129,65 @@ static void test_steps(void)
 	put(sp + 0xc0 - 8, 0x406000);
 	r = (struct stackid_uw_regs){ 0x401000, sp, sp + 0x80 };
 	w = row(0, STACKID_UW_CFA_BP_DEREF | STACKID_UW_BP_AT_BP, 8, 0);
-	tap_ok(!stackid_uw_step(&w, &r, rd, NULL, &how) && r.ip == 0x406000 &&
+	tap_ok(!stackid_uw_step(&w, &r, rd, NULL, &how, 8) && r.ip == 0x406000 &&
 	       r.sp == sp + 0xc0 && r.bp == 0x9999,
 	       "CFA_BP_DEREF, BP_AT_BP: a realigned frame");
 
+	/* 32-bit: 4-byte words, PLT adds 4, no signal frames */
+	memset(stack, 0, sizeof(stack));
+	STACK_BASE = STACK_BASE32;
+	sp = STACK_BASE + 0x100;
+	put(sp + 8, 0x0804a000ULL | (0x1111ULL << 32));	/* ra at sp + 8 */
+	r = (struct stackid_uw_regs){ 0x8049000, sp, 0 };
+	w = row(0, STACKID_UW_CFA_SP | STACKID_UW_BP_SAVED, 12, -3);
+	put(sp, 0x22220000ULL);				/* bp at cfa - 12 */
+	tap_ok(!stackid_uw_step(&w, &r, rd, NULL, &how, 4) &&
+	       r.ip == 0x804a000 && r.sp == sp + 12 && r.bp == 0x22220000,
+	       "32-bit CFA_SP: 4-byte return address and bp (%llx %llx)",
+	       (unsigned long long)r.ip, (unsigned long long)r.bp);
+	/* little-endian: 0x8048111 at sp, 0x8048222 at sp + 4 */
+	put(sp, 0x8048222ULL << 32 | 0x8048111);
+	r = (struct stackid_uw_regs){ 0x804800c, sp, 0 };
+	w = row(0, STACKID_UW_CFA_PLT, 4, 11);
+	tap_ok(!stackid_uw_step(&w, &r, rd, NULL, &how, 4) &&
+	       r.ip == 0x8048222 && r.sp == sp + 8,
+	       "32-bit CFA_PLT after the push: + 4 (%llx)",
+	       (unsigned long long)r.ip);
+	w = row(0, STACKID_UW_CFA_SIGNAL, 0, 0);
+	tap_ok(stackid_uw_step(&w, &r, rd, NULL, &how, 4) ==
+	       STACKID_STOP_NO_ROW, "32-bit signal frames: no row");
+	r = (struct stackid_uw_regs){ 1, 0xfffffff0ULL, 0 };
+	w = row(0, STACKID_UW_CFA_SP, 64, 0);
+	tap_ok(stackid_uw_step(&w, &r, rd, NULL, &how, 4) ==
+	       STACKID_STOP_BAD_CFA, "32-bit: a CFA beyond 4 GiB");
+	STACK_BASE = STACK_BASE64;
+	sp = STACK_BASE + 0x100;
+
 	r = (struct stackid_uw_regs){ 1, sp, 0 };
 	w = row(0, STACKID_UW_CFA_END, 0, 0);
-	tap_ok(stackid_uw_step(&w, &r, rd, NULL, &how) == STACKID_STOP_END,
+	tap_ok(stackid_uw_step(&w, &r, rd, NULL, &how, 8) == STACKID_STOP_END,
 	       "CFA_END ends the walk");
 	w = row(0, STACKID_UW_CFA_NONE, 0, 0);
-	tap_ok(stackid_uw_step(&w, &r, rd, NULL, &how) == STACKID_STOP_NO_ROW,
+	tap_ok(stackid_uw_step(&w, &r, rd, NULL, &how, 8) == STACKID_STOP_NO_ROW,
 	       "CFA_NONE: no row");
 	w = row(0, STACKID_UW_CFA_SP, 0, 0);
-	tap_ok(stackid_uw_step(&w, &r, rd, NULL, &how) == STACKID_STOP_BAD_CFA,
+	tap_ok(stackid_uw_step(&w, &r, rd, NULL, &how, 8) == STACKID_STOP_BAD_CFA,
 	       "a CFA at sp: not up the stack");
 	w = row(0, STACKID_UW_CFA_BP, 8, 0);
 	r = (struct stackid_uw_regs){ 1, sp, sp - 64 };
-	tap_ok(stackid_uw_step(&w, &r, rd, NULL, &how) == STACKID_STOP_BAD_CFA,
+	tap_ok(stackid_uw_step(&w, &r, rd, NULL, &how, 8) == STACKID_STOP_BAD_CFA,
 	       "a CFA below sp: not up the stack");
 	r = (struct stackid_uw_regs){ 1, STACK_BASE + 8 * STACK_WORDS, 0 };
 	w = row(0, STACKID_UW_CFA_SP, 16, 0);
-	tap_ok(stackid_uw_step(&w, &r, rd, NULL, &how) == STACKID_STOP_FAULT,
+	tap_ok(stackid_uw_step(&w, &r, rd, NULL, &how, 8) == STACKID_STOP_FAULT,
 	       "an unreadable return address: FAULT");
 	put(sp + 8, 0);
 	r = (struct stackid_uw_regs){ 1, sp, 0 };
-	tap_ok(stackid_uw_step(&w, &r, rd, NULL, &how) == STACKID_STOP_END,
+	tap_ok(stackid_uw_step(&w, &r, rd, NULL, &how, 8) == STACKID_STOP_END,
 	       "a zero return address: the end");
 	r = (struct stackid_uw_regs){ 1, ~0ULL - 4, 0 };
 	w = row(0, STACKID_UW_CFA_SP, 65535, 0);
-	tap_ok(stackid_uw_step(&w, &r, rd, NULL, &how) != 0,
+	tap_ok(stackid_uw_step(&w, &r, rd, NULL, &how, 8) != 0,
 	       "sp near the top of the address space: no wrap-around");
 }
 
@@ -183,7 +223,8 @@ static void test_random(void)
 			w = row(0, (seed & 7) % 7 | ((seed >> 3) % 3) << 4,
 				(u16)(seed >> 16), (s8)(seed >> 32));
 			reads = 0;
-			if (stackid_uw_step(&w, &r, rd, NULL, &how))
+			if (stackid_uw_step(&w, &r, rd, NULL, &how,
+					    (iter & 1) ? 8 : 4))
 				break;
 			if (reads > worst)
 				worst = reads;
