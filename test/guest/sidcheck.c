@@ -1661,7 +1661,11 @@ static int cmd_unwind(int argc, char **argv)
 			hows[d.frames[j].how < STACKID_HOW_NR ?
 			     d.frames[j].how : STACKID_HOW_NR]++;
 		if (ok) {
-			match++;
+			if (!match++) {
+				printf("#   %s: the first sample that passes "
+				       "(%u frames):\n", label, d.nu);
+				uw_show(&d, ex, nex, &paths);
+			}
 			continue;
 		}
 		firstbad[i < UW_MAX_EXPECT + 1 ? i : UW_MAX_EXPECT + 1]++;

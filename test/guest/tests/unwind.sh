@@ -56,19 +56,39 @@ while 1:
 	{ echo "any * 0 ffffffffffffffff"; cat $E/python3; } >/tmp/python3
 fi
 
-# Enough samples of each program to judge (>= 100 each), however slow
-# the guest: 8 s, doubled up to 32 s.
+uw() {	# PID EXPECT MINPCT MODE: sidcheck unwind into /tmp/uw.EXPECT.out
+	e=$E/$2
+	[ $2 = python3 ] && e=/tmp/python3
+	$S unwind /tmp/uw.cap "$1" $e $3 $4 >/tmp/uw.$2.out 2>&1
+}
+checks="$c64 nofp_chain64 95 exact
+$b64 nofp_bench64 95 exact
+$c32 nofp_chain32 100 fp
+$b32 nofp_bench32 100 fp
+$qs nofp_qsort 95 reach
+$cx nofp_sort.lambda 95 reach
+$cx nofp_sort.throw 95 reach"
+[ -n "$py" ] && checks="$checks
+$py python3 95 reach"
+
+# Enough samples of each check to judge (>= 40 after the warm-up, which
+# is at most half of them), however slow the guest: 8 s, doubled up to
+# 32 s.
 s=8
 while :; do
 	stackid record -F 199 -d $s -o /tmp/uw.cap 2>/tmp/uw.err
 	rc=$?
-	least=
-	for p in $pids; do
-		n=$($S frames /tmp/uw.cap "$p" | sed -n 's/^frames samples \([0-9]*\) .*/\1/p')
-		[ -z "$least" ] || [ "${n:-0}" -lt "$least" ] && least=${n:-0}
-	done
-	[ "$least" -ge 100 ] || [ $s -ge 32 ] && break
-	echo "# at least $least samples of each program in $s s: again"
+	again=
+	while read -r p x pct mode; do
+		uw "$p" "$x" "$pct" "$mode"
+		set -- $(sed -n 's/^# unwind [^ ]* ([a-z]*): \([0-9]*\) samples .*, \([0-9]*\) before .*, \([0-9]*\) judged.*/\1 \2 \3/p' /tmp/uw.$x.out) 0 0 0
+		[ "$3" -ge 40 ] && [ $(($2 * 2)) -le "$1" ] && continue
+		again="$again $x ($1 samples, $2 warm-up, $3 judged)"
+	done <<EOF
+$checks
+EOF
+	[ -z "$again" ] || [ $s -ge 32 ] && break
+	echo "# in $s s:$again: again"
 	s=$((s * 2))
 done
 check "stackid record ($s s, all programs at once)" test $rc = 0
@@ -83,23 +103,82 @@ ct=$(sed -n 's/^how table //p' /tmp/uw.hows)
 check "frames_table counted (${ft:-0}), >= the capture's table frames (${ct:-0}), > 0" \
 	test "${ft:-0}" -gt 0 -a "${ft:-0}" -ge "${ct:-0}"
 
-for m in 64 32; do
-	eval "c=\$c$m b=\$b$m"
-	if [ $m = 64 ]; then
-		$S unwind /tmp/uw.cap "$c" $E/nofp_chain$m 95 exact
-		$S unwind /tmp/uw.cap "$b" $E/nofp_bench$m 95 exact
-	else
-		$S unwind /tmp/uw.cap "$c" $E/nofp_chain$m 100 fp
-		$S unwind /tmp/uw.cap "$b" $E/nofp_bench$m 100 fp
-	fi
-done
-$S unwind /tmp/uw.cap "$qs" $E/nofp_qsort 95 reach
-$S unwind /tmp/uw.cap "$cx" $E/nofp_sort.lambda 95 reach
-$S unwind /tmp/uw.cap "$cx" $E/nofp_sort.throw 95 reach
-if [ -n "$py" ]; then
-	$S unwind /tmp/uw.cap "$py" /tmp/python3 95 reach
+while read -r p x pct mode; do
+	grep -v '^not ok\|^ok' /tmp/uw.$x.out
+	grep '^not ok\|^ok' /tmp/uw.$x.out
+done <<EOF
+$checks
+EOF
+[ -n "$py" ] || pass "python3 # SKIP no python3 in the guest"
+
+# Side by side with perf's --call-graph dwarf (Debian's linux-perf: in
+# the guest with STACKID_WITH_PERF=1), on the same programs, judged
+# against the same expected frames by function (perf names them): perf
+# is the reference that the expectation is right, and stackid must do
+# no worse than it, program by program (its share at most 2 points
+# below perf's).
+perfchain() {	# PID EXPECT exact|reach: "PASS LEAF" of perf's samples
+	awk -v pid="$1" -v ex="$2" -v mode="$3" '
+	BEGIN {
+		while ((getline l < ex) > 0) {
+			split(l, f, " ")
+			name[n] = f[1]; bid[n] = f[2]; n++
+		}
+	}
+	function is(i, k) {
+		if (bid[k] == "*")
+			return 1
+		if (substr(bid[k], 1, 1) == "@")
+			return fd[i] == substr(bid[k], 2)
+		return fs[i] == name[k]
+	}
+	function judge(  i, k) {
+		if (cur != pid || !nf || !is(0, 0))
+			return
+		leaf++
+		if (mode == "exact") {
+			for (i = 1; i < nf && i < n && is(i, i); i++)
+				;
+			pass += i == nf && nf == n
+		} else {
+			for (i = 1, k = 1; i < nf && k < n; i++)
+				if (is(i, k))
+					k++
+			pass += k == n
+		}
+	}
+	/^[^\t]/ { judge(); cur = $1; nf = 0; next }
+	/^\t/ {
+		d = $NF; gsub(/[()]/, "", d); sub(/.*\//, "", d)
+		y = $2; for (i = 3; i < NF; i++) y = y " " $i
+		sub(/@.*/, "", y); sub(/\+0x[0-9a-f]*$/, "", y)
+		fs[nf] = y; fd[nf] = d; nf++
+		next
+	}
+	{ judge(); nf = 0 }
+	END { judge(); print pass + 0, leaf + 0 }' /tmp/uw.perf.txt
+}
+if [ -x /usr/bin/perf ]; then
+	perf record --call-graph dwarf -F 199 -p "$(echo $pids | tr ' ' ,)" \
+		-o /tmp/uw.perf -- sleep $s >/tmp/uw.perf.err 2>&1
+	perf script -i /tmp/uw.perf -F pid,ip,sym,dso --no-demangle \
+		>/tmp/uw.perf.txt 2>>/tmp/uw.perf.err
+	tail -n 3 /tmp/uw.perf.err | sed 's/^/# perf: /'
+	for t in "$c64 nofp_chain64 exact" "$b64 nofp_bench64 exact" \
+		"$qs nofp_qsort reach" "$cx nofp_sort.lambda reach" \
+		"$cx nofp_sort.throw reach" "$py python3 reach"; do
+		set -- $t
+		[ $# = 3 ] || continue
+		x=$E/$2
+		[ $2 = python3 ] && x=/tmp/python3
+		set -- $1 $2 $3 $(perfchain $1 $x $3) \
+			$(sed -n 's/^ok - \(.*\) (\([0-9]*\)%)$/\2/p; s/^not ok - \(.*\) (\([0-9]*\)%)$/\2/p' /tmp/uw.$2.out | head -n 1)
+		pp=$(($5 ? $4 * 100 / $5 : 0))
+		check "$2: perf --call-graph dwarf: $4 of $5 samples ($pp%); stackid ${6:-?}%: no worse (>= $pp - 2)" \
+			test "$5" -gt 0 -a "${6:-0}" -ge $((pp - 2))
+	done
 else
-	pass "python3 # SKIP no python3 in the guest"
+	pass "side by side with perf --call-graph dwarf # SKIP no perf in the guest (STACKID_WITH_PERF=1)"
 fi
 kill $pids
 wait 2>/dev/null
