@@ -152,6 +152,7 @@ static void take_sample1(struct report *rp, const struct stackid1_sample *s,
 	take_comm(out->comm, s->comm);
 	out->nr_frames = s->nr_frames;
 	out->nr_kernel = 0;
+	out->stop = STACKID_STOP_NONE;
 	out->cgroup_id = 0;
 	out->cgroup_path = NULL;
 	for (i = 0; i < s->nr_frames; i++) {
@@ -162,6 +163,7 @@ static void take_sample1(struct report *rp, const struct stackid1_sample *s,
 		o->reason = f->reason;
 		o->addr = f->addr;
 		o->build_id = f->build_id;
+		o->how = STACKID_HOW_FP;
 		o->build_id_len = f->status == STACKID_FRAME_VALID ?
 				  f->build_id_len : 0;
 		o->bid = o->build_id_len ?
@@ -198,6 +200,8 @@ static int take_sample(struct report *rp, const struct stackid_sample *s,
 	}
 	out->nr_frames = s->nr_frames;
 	out->nr_kernel = s->nr_kernel;
+	/* ABI 2.2's; 0 before it (the bytes were padding, always 0) */
+	out->stop = s->stop;
 	out->cgroup_id = s->cgroup_id;
 	out->cgroup_path = report_cgroup_path(rp, s->cgroup_id);
 	for (i = 0; i < s->nr_frames; i++) {
@@ -208,6 +212,7 @@ static int take_sample(struct report *rp, const struct stackid_sample *s,
 
 		o->status = f->status;
 		o->reason = f->reason;
+		o->how = i < s->nr_kernel ? STACKID_HOW_FP : f->how;
 		o->addr = f->addr;
 		o->build_id = NULL;
 		o->build_id_len = 0;

@@ -39,6 +39,10 @@ struct rframe {
 	uint64_t addr;			/* valid: file offset; ip: address;
 					 * kernel: offset into kname */
 	const char *kname, *kmodule;	/* kernel: until the next sample */
+	uint8_t how;			/* user frames: enum stackid_frame_how
+					 * as the capture says (0 before ABI
+					 * 2.2); may be >= STACKID_HOW_NR:
+					 * name it with stackid_how_name() */
 };
 
 /* A comm as name_sanitize() makes it: 4 characters for a byte at most. */
@@ -63,6 +67,9 @@ struct rsample {
 	uint64_t cgroup_id;		/* 0: none */
 	const char *cgroup_path;	/* NULL: not named (yet) */
 	unsigned int nr_frames, nr_kernel;
+	uint8_t stop;			/* enum stackid_stop as the capture
+					 * says (0: not said); may be >=
+					 * STACKID_STOP_NR */
 	struct rframe frames[STACKID_MAX_DEPTH];
 };
 

@@ -8,6 +8,14 @@
  *		0xIP (REASON)           a frame left as a raw address
  *	(blank line)
  *
+ * A user frame the module found other than by the frame pointer chain
+ * (ABI 2.2) says how after it: [table] (an unwind table), [signal] (a
+ * signal frame's saved registers), [regs] (but the innermost frame, for
+ * which the registers are the rule), [how N] for a value this stackid
+ * does not know. After the frames, a sample whose walk said why it ended
+ * has a line "\t-- stop: REASON" (end, depth, fault, bad_fp, no_row,
+ * bad_cfa; "stop N" when not known).
+ *
  * SECONDS is relative to the capture's start; FLAGS is a comma-separated
  * list of user, truncated, compat, kernel (and the hex of unknown bits),
  * or "-". CGROUP, for a sample that carries a cgroup id: the cgroup's
@@ -59,6 +67,19 @@ static void add_flags(struct strbuf *sb, uint32_t flags)
 		sb_addc(sb, '-');
 }
 
+/* How a user frame was found, unless by frame pointer (or regs, first). */
+static void add_how(struct strbuf *sb, uint8_t how, bool first)
+{
+	const char *n = stackid_how_name(how);
+
+	if (how == STACKID_HOW_FP || (first && how == STACKID_HOW_REGS))
+		return;
+	if (n)
+		sb_addf(sb, " [%s]", n);
+	else
+		sb_addf(sb, " [how %u]", how);
+}
+
 static void add_sample(struct report *rp, struct strbuf *sb,
 		       const struct rsample *s)
 {
@@ -85,7 +106,17 @@ static void add_sample(struct report *rp, struct strbuf *sb,
 		render_frame(&rp->r, sb, f, i > 0);
 		if (f->status == STACKID_FRAME_IP)
 			sb_addf(sb, " (%s)", report_reason_name(rp, f->reason));
+		if (i >= s->nr_kernel)
+			add_how(sb, f->how, i == s->nr_kernel);
 		sb_addc(sb, '\n');
+	}
+	if (s->stop) {
+		const char *n = stackid_stop_name(s->stop);
+
+		if (n)
+			sb_addf(sb, "\t-- stop: %s\n", n);
+		else
+			sb_addf(sb, "\t-- stop %u\n", s->stop);
 	}
 	sb_addc(sb, '\n');
 }

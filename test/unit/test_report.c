@@ -209,6 +209,7 @@ static void test_help_man(void)
 	static const char *const helps[][2] = {
 		{ "--help", NULL }, { "record", "--help" },
 		{ "report", "--help" }, { "push", "--help" },
+		{ "unwind-table", "--help" },
 	};
 	char *man = slurp(TOP "/doc/stackid.1", NULL), opt[64], want[160];
 	char missing[512] = "";
@@ -673,6 +674,53 @@ static void test_kernel(void)
 	}
 }
 
+/*
+ * ABI 2.2: how each user frame was found, why the walk stopped; values
+ * a capture may hold but this stackid does not know are numbers.
+ */
+static void test_how_stop(void)
+{
+	static const unsigned char id[20] = { 0x22 };
+	struct cg_frame f[4] = {
+		cg_valid(id, 20, 0x10), cg_valid(id, 20, 0x20),
+		cg_valid(id, 20, 0x30), cg_valid(id, 20, 0x40),
+	};
+	struct stackid_sample *s;
+	struct capgen g = { 0 };
+	char *out = NULL, *fold = NULL;
+	size_t at[2];
+	int ret, ret2;
+
+	cg_header(&g, STACKID_ABI_VERSION, 0);
+	at[0] = cg_sample(&g, 1000, 0, 1, 1, "how", STACKID_SF_USER, 4, f);
+	at[1] = cg_sample(&g, 2000, 0, 1, 1, "how", STACKID_SF_USER, 2, f);
+	s = (void *)(g.buf + at[0]);
+	s->frames[0].how = STACKID_HOW_REGS;
+	s->frames[1].how = STACKID_HOW_TABLE;
+	s->frames[2].how = STACKID_HOW_SIGNAL;
+	s->frames[3].how = 200;
+	s->stop = STACKID_STOP_NO_ROW;
+	s = (void *)(g.buf + at[1]);
+	s->frames[1].how = STACKID_HOW_REGS;
+	s->stop = 99;
+	ret = report(g.buf, g.len, FORMAT_TEXT, false, &out);
+	ret2 = report(g.buf, g.len, FORMAT_FOLDED, false, &fold);
+	tap_ok(!ret && out && strstr(out, "+0x10\n\t") &&
+	       strstr(out, "+0x20 [table]\n") &&
+	       strstr(out, "+0x30 [signal]\n") &&
+	       strstr(out, "+0x40 [how 200]\n\t-- stop: no_row\n\n") &&
+	       strstr(out, "+0x20 [regs]\n\t-- stop 99\n\n"),
+	       "text: how frames were found (not fp, not the first frame's "
+	       "regs), why walks stopped, unknown values as numbers");
+	tap_ok(!ret2 && fold && !strstr(fold, "[") && !strstr(fold, "stop"),
+	       "folded: unchanged by how and stop");
+	if (!ret && out && !strstr(out, "[table]"))
+		printf("# %s", out);
+	free(out);
+	free(fold);
+	cg_free(&g);
+}
+
 int main(void)
 {
 	char rm[600];
@@ -686,6 +734,7 @@ int main(void)
 	test_corrupt_cli();
 	test_kernel();
 	test_kthreads();
+	test_how_stop();
 	test_large();
 	snprintf(rm, sizeof(rm), "rm -rf '%s'", tmpdir);
 	if (system(rm))
