@@ -434,7 +434,7 @@ static const struct cie *get_cie(struct ctx *x, const struct sec *s,
 }
 
 /* Register rules we follow: rbp (6) and the return address (16). */
-enum { RU_UNSPEC, RU_UNDEF, RU_SAME, RU_OFFSET, RU_OTHER };
+enum { RU_UNSPEC, RU_UNDEF, RU_SAME, RU_OFFSET, RU_AT_BP, RU_OTHER };
 enum { CFA_BAD, CFA_REG, CFA_EXPR };
 
 struct rrule {
@@ -579,6 +579,9 @@ bp:
 			return (struct stackid_unwind_row){ 0 };
 		r.rule |= STACKID_UW_BP_SAVED;
 		r.bp_off = s->bp.off / 8;
+		break;
+	case RU_AT_BP:
+		r.rule |= STACKID_UW_BP_AT_BP;
 		break;
 	default:
 		return (struct stackid_unwind_row){ 0 };
@@ -766,9 +769,13 @@ static bool run_ops(struct ctx *x, const struct cie *ci, const struct sec *sec,
 			u = get_uleb(&c);
 			if (c.bad || u > (uint64_t)(c.end - c.p))
 				return false;
-			c.p += u;
+			/* rbp at DW_OP_breg6 0: realigning functions' save */
 			if ((rr = rule_of(s, reg)))
-				*rr = (struct rrule){ RU_OTHER, 0 };
+				*rr = (struct rrule){ reg == DW_REG_RBP &&
+					op == DW_CFA_expression && u == 2 &&
+					c.p[0] == 0x76 && c.p[1] == 0 ?
+					RU_AT_BP : RU_OTHER, 0 };
+			c.p += u;
 			break;
 		case DW_CFA_offset_extended_sf:
 			reg = get_uleb(&c);
@@ -1411,6 +1418,8 @@ void cfi_rule_name(uint8_t rule, char buf[16])
 	strcpy(buf, k < sizeof(cfa) / sizeof(cfa[0]) ? cfa[k] : "?");
 	if ((rule & STACKID_UW_BP_MASK) == STACKID_UW_BP_SAVED)
 		strcat(buf, "+bp");
+	else if ((rule & STACKID_UW_BP_MASK) == STACKID_UW_BP_AT_BP)
+		strcat(buf, "+bpatbp");
 	else if (rule & STACKID_UW_BP_MASK)
 		strcat(buf, "+?");
 }

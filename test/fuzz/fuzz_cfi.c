@@ -36,7 +36,7 @@ static void check(const struct cfi_table *t)
 		unsigned int cfa = r->rule & STACKID_UW_CFA_MASK;
 
 		if (cfa > STACKID_UW_CFA_BP_DEREF ||
-		    (r->rule & STACKID_UW_BP_MASK) > STACKID_UW_BP_SAVED)
+		    (r->rule & STACKID_UW_BP_MASK) > STACKID_UW_BP_AT_BP)
 			abort();
 		if (cfa != STACKID_UW_CFA_SP && cfa != STACKID_UW_CFA_BP &&
 		    cfa != STACKID_UW_CFA_BP_DEREF &&

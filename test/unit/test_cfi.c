@@ -164,11 +164,10 @@ static void test_rules(void)
 		       is(at(&t, 0x20), 4, 0, 0) && is(at(&t, 0x28), 5, 0, 0) &&
 		       is(at(&t, 0x30), 3, 8, 11) && is(at(&t, 0x38), 0, 0, 0) &&
 		       is(at(&t, 0x40), 0, 0, 0) && t.fdes == 7 &&
-		       is(at(&t, 0x48), 6, 8, 0) && is(at(&t, 0x49), 0, 0, 0),
+		       is(at(&t, 0x48), 6, 8, 0) && is(at(&t, 0x49), 0x26, 8, 0),
 		       "PLT expression, __restore_rt, undefined ra, a signal "
 		       "expression without 'S', another expression, a CFA "
-		       "saved below bp (bp_deref; none once rbp is saved "
-		       "relative to bp)");
+		       "saved below bp, rbp saved at bp (bp_deref, bp_at_bp)");
 		cfi_table_free(&t);
 	}
 	/* what a row cannot say */
@@ -435,6 +434,7 @@ struct orow {
 	uint64_t loc;
 	struct stackid_unwind_row want;
 	bool any_exp;		/* CFA an expression we do not check */
+	bool bp_exp;		/* rbp's rule an expression: bp_at_bp or none */
 };
 
 struct ofde {
@@ -458,7 +458,7 @@ static void expect(const char *cfa, const char *rbp, const char *ra, bool sig,
 	char tail;
 
 	memset(&o->want, 0, sizeof(o->want));
-	o->any_exp = false;
+	o->any_exp = o->bp_exp = false;
 	if (!strcmp(ra, "u")) {
 		o->want.rule = STACKID_UW_CFA_END;
 		return;
@@ -485,6 +485,10 @@ static void expect(const char *cfa, const char *rbp, const char *ra, bool sig,
 	o->want.cfa_off = n;
 	if (!rbp || !strcmp(rbp, "u") || !strcmp(rbp, "s"))
 		return;
+	if (!strcmp(rbp, "exp")) {	/* DW_OP_breg6 0, or another */
+		o->bp_exp = true;
+		return;
+	}
 	if (sscanf(rbp, "c%ld%c", &b, &tail) == 1 && b % 8 == 0 &&
 	    b / 8 >= -128 && b / 8 <= 127) {
 		o->want.rule |= STACKID_UW_BP_SAVED;
@@ -676,6 +680,10 @@ static bool row_ok(const struct stackid_unwind_row *r, const struct orow *o)
 		return (r->rule == STACKID_UW_CFA_PLT && r->bp_off >= 0 &&
 			r->bp_off <= 15) || r->rule == STACKID_UW_CFA_NONE ||
 		       (r->rule & STACKID_UW_CFA_MASK) == STACKID_UW_CFA_BP_DEREF;
+	if (o->bp_exp)
+		return r->rule == STACKID_UW_CFA_NONE ||
+		       (r->rule == (o->want.rule | STACKID_UW_BP_AT_BP) &&
+			r->cfa_off == o->want.cfa_off && !r->bp_off);
 	return r->rule == o->want.rule && r->cfa_off == o->want.cfa_off &&
 	       r->bp_off == o->want.bp_off;
 }
@@ -770,8 +778,12 @@ static const char prog[] =
 "{ char *p = alloca(n); memset(p, n, n); return p[n / 2] + mid(n); }\n"
 "__attribute__((noinline)) int vla(int n)\n"
 "{ volatile char a[n]; a[0] = 1; return a[n - 1] + var(n); }\n"
+"__attribute__((noinline)) int al(int n)\n"
+"{ char v[64] __attribute__((aligned(32))); char *p = alloca(n);\n"
+"  memset(v, n, sizeof(v)); __asm__ volatile(\"\" :: \"r\"(v), \"r\"(p) :\n"
+"  \"memory\"); return v[n & 63]; }\n"
 "int main(int argc, char **argv)\n"
-"{ (void)argv; return big(argc) + vla(argc + 100); }\n";
+"{ (void)argv; return big(argc) + vla(argc + 100) + al(argc); }\n";
 
 static void test_real(void)
 {
@@ -781,6 +793,8 @@ static void test_real(void)
 		{ "prog-pie", "-O2 -fomit-frame-pointer -fPIE -pie" },
 		{ "prog-nopie", "-O2 -fomit-frame-pointer -fno-pie -no-pie" },
 		{ "prog-fp", "-O2 -fno-omit-frame-pointer" },
+		{ "prog-realign", "-O2 -fomit-frame-pointer -mstackrealign "
+		  "-mavx2" },
 		{ "prog-debugframe", "-O2 -g -fomit-frame-pointer "
 		  "-fno-asynchronous-unwind-tables -fno-unwind-tables" },
 	};
@@ -831,6 +845,16 @@ static void test_real(void)
 			}
 			tap_ok(mid && bp && nplt > 0, "prog-pie: a 40000-byte "
 			       "frame by sp, alloca/VLA by bp, PLT rows");
+		}
+		if (!strcmp(progs[i].name, "prog-realign")) {
+			bool deref = false;
+			uint32_t k;
+
+			for (k = 0; k < t.nr_rows; k++)
+				deref |= t.rows[k].rule == (STACKID_UW_CFA_BP_DEREF |
+							    STACKID_UW_BP_AT_BP);
+			tap_ok(deref, "prog-realign: a realigned frame "
+			       "(bpderef+bpatbp)");
 		}
 		if (debug)
 			tap_ok(t.debug_frame && t.fdes_debug > 0,
