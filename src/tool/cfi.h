@@ -5,8 +5,8 @@
  * rows of a STACKID_IOC_ADD_UNWIND table (include/stackid.h, "Unwind
  * tables"), in file offset space.
  *
- * x86-64 ELF64 only: the module walks by tables only the stacks of
- * 64-bit tasks. Every input is taken as hostile: reads are bounded by
+ * x86-64 ELF64 only (the module can also walk 32-bit tasks by i386
+ * tables with 4-byte words; this compiler does not make them yet). Every input is taken as hostile: reads are bounded by
  * the file and its sections, the work by the limits below; a malformed
  * entry loses its FDE (or the rest of the section), never more, and
  * an FDE's instructions that cannot be followed (an unknown opcode, a
@@ -76,8 +76,9 @@ const struct stackid_unwind_row *cfi_lookup(const struct cfi_table *t,
 
 /*
  * A row's rule in a word: its CFA rule ("none", "sp", "bp", "plt",
- * "signal", "end", "bpderef", "?" for another value), followed by "+bp" when the
- * caller's bp is saved (STACKID_UW_BP_SAVED).
+ * "signal", "end", "bpderef", "?" for another value), followed by "+bp"
+ * when the caller's bp is saved at cfa + 8 * bp_off (STACKID_UW_BP_SAVED)
+ * and "+bpatbp" when it is the word at bp (STACKID_UW_BP_AT_BP).
  */
 void cfi_rule_name(uint8_t rule, char buf[16]);
 
