@@ -154,11 +154,18 @@ perfchain() {	# PID EXPECT exact|reach: "PASS LEAF" of perf's samples
 	END { judge(); print pass + 0, leaf + 0 }' /tmp/uw.perf.txt
 }
 if [ -x /usr/bin/perf ]; then
-	perf record --call-graph dwarf -F 199 -p "$(echo $pids | tr ' ' ,)" \
-		-o /tmp/uw.perf -- sleep $s >/tmp/uw.perf.err 2>&1
+	# 6 s: perf copies 8 KiB of stack per sample, and unwinds them all
+	# afterwards, slowly under TCG
+	pl=$(echo $pids | tr ' ' ,)
+	for p in $pids; do
+		[ -d /proc/$p ] || echo "# perf: pid $p is gone"
+	done
+	perf record --call-graph dwarf -F 199 -p "$pl" -o /tmp/uw.perf \
+		-- sleep 6 >/tmp/uw.perf.err 2>&1
 	perf script -i /tmp/uw.perf -F pid,ip,sym,dso --no-demangle \
 		>/tmp/uw.perf.txt 2>>/tmp/uw.perf.err
-	tail -n 3 /tmp/uw.perf.err | sed 's/^/# perf: /'
+	echo "# perf record -p $pl: $(grep -c '^[^	]' /tmp/uw.perf.txt) samples"
+	head -n 5 /tmp/uw.perf.err | sed 's/^/# perf: /'
 	for t in "$c64 nofp_chain64 exact" "$b64 nofp_bench64 exact" \
 		"$qs nofp_qsort reach" "$cx nofp_sort.lambda reach" \
 		"$cx nofp_sort.throw reach" "$py python3 reach"; do
