@@ -10,7 +10,8 @@
 # through 300 libraries; the chain while a thread churns mmap/munmap;
 # a fork/exec storm; getppid() and read() of /dev/zero in a loop (most
 # samples in kernel mode: what kernel frames cost, also as the
-# handler's cost with kernel_frames=N).
+# handler's cost with kernel_frames=N); and the chain without frame
+# pointers, by unwind tables, against perf --call-graph dwarf.
 . /stackid/lib.sh
 REPS=${REPS:-3}
 PERF=/usr/bin/perf
@@ -27,6 +28,7 @@ workload() {
 	churn)	echo "/stackid/bench_work churn $CHAIN_N" ;;
 	forkexec) echo "/stackid/bench_work forkexec $FORK_N" ;;
 	syscall) echo "/stackid/bench_work syscall $SYS_N" ;;
+	nofp)	echo "/stackid/nofp_bench64 chain $CHAIN_N" ;;
 	esac
 }
 
@@ -41,6 +43,16 @@ run() {
 		return ;;
 	perf)
 		$PERF record -g -a -F "$hz" -o /tmp/prof.perf >/tmp/prof.err 2>&1 &
+		;;
+	perf-dwarf)
+		rm -f /tmp/prof.perf
+		$PERF record --call-graph dwarf -a -F "$hz" -o /tmp/prof.perf \
+			>/tmp/prof.err 2>&1 &
+		;;
+	stackid-fp)
+		$S reset >/dev/null 2>&1
+		stackid record --no-unwind-tables -F "$hz" -o /tmp/prof.cap \
+			>/tmp/prof.err 2>&1 &
 		;;
 	stackid|stackid-N|stackid-noK)
 		[ $prof = stackid-N ] && echo N >/sys/module/stackid/parameters/resolve
@@ -61,6 +73,8 @@ run() {
 	fi
 	echo Y >/sys/module/stackid/parameters/resolve
 	echo Y >/sys/module/stackid/parameters/kernel_frames
+	[ $prof = perf-dwarf ] && ls -l /tmp/prof.perf 2>/dev/null |
+		awk '{ print $5 }' >/tmp/prof.size && rm -f /tmp/prof.perf
 	echo "$t"
 }
 
@@ -119,6 +133,36 @@ for w in chain many churn forkexec syscall; do
 			out "$w at $hz Hz: overhead stackid/perf $(awk -v a="$s_stackid" -v b="$s_perf" 'BEGIN { printf "%.2f", (b > 1 ? (a - 1) / (b - 1) : 0) }'), resolve=Y/resolve=N $(awk -v a="$s_stackid" -v b="$s_stackid_N" 'BEGIN { printf "%.2f", (b > 1 ? (a - 1) / (b - 1) : 0) }'), kernel frames on/off $(awk -v a="$s_stackid" -v b="$s_stackid_noK" 'BEGIN { printf "%.2f", (b > 1 ? (a - 1) / (b - 1) : 0) }') (overhead ratios)"
 		fi
 	done
+done
+# Issue 20: the same chain built without frame pointers (nofp_bench64,
+# as Debian builds: -O2, .eh_frame only), walked by unwind tables,
+# against perf's --call-graph dwarf (8 KiB of stack copied per sample,
+# unwound afterwards) and against stackid's own frame-pointer path on
+# the chain with frame pointers (s_fpchain_HZ, above); stackid-fp: the
+# tables off (the walk ends in the first frame without them).
+for hz in 999 9999; do
+	base=$(for i in $(seq $REPS); do run none 0 nofp; done | median)
+	fpbase=$(for i in $(seq $REPS); do run none 0 chain; done | median)
+	fp=$(for i in $(seq $REPS); do run stackid $hz chain; done | median)
+	s_fp=$(ratio "$fp" "$fpbase")
+	line="nofp at $hz Hz: bare $(awk -v t="$base" 'BEGIN { printf "%.2f s", t / 1e9 }')"
+	s_perf_dwarf=0
+	for prof in perf-dwarf stackid stackid-fp; do
+		[ $prof = perf-dwarf ] && [ ! -x $PERF ] && continue
+		m=$(for i in $(seq $REPS); do run $prof $hz nofp; done | median)
+		s=$(ratio "$m" "$base")
+		eval "s_$(echo $prof | tr - _)=$s"
+		line="$line, $prof $s"
+		if [ $prof = stackid ]; then
+			stackid_figures "nofp at $hz Hz, stackid"
+			out "nofp at $hz Hz, stackid: $(grep -E 'unwind tables' /tmp/prof.err | head -n 2 | tr -s ' \n' ' ')"
+			out "nofp at $hz Hz, stackid: $(stackid report -i /tmp/prof.cap --format text 2>/dev/null | grep -c -- '-- stop: end') walks to the stack's end of $($S frames /tmp/prof.cap 0 | awk '{ print $3 }') samples"
+		fi
+		[ $prof = perf-dwarf ] &&
+			out "nofp at $hz Hz, perf --call-graph dwarf: $(cat /tmp/prof.size 2>/dev/null) bytes of perf.data"
+	done
+	out "$line; the frame-pointer chain under stackid $s_fp (slowdowns)"
+	out "nofp at $hz Hz: overhead stackid/perf-dwarf $(awk -v a="$s_stackid" -v b="$s_perf_dwarf" 'BEGIN { printf "%.2f", (b > 1 ? (a - 1) / (b - 1) : 0) }'), tables/frame pointers on the same chain $(awk -v a="$s_stackid" -v b="$s_fp" 'BEGIN { printf "%.2f", (b > 1 ? (a - 1) / (b - 1) : 0) }') (overhead ratios)"
 done
 rmmod stackid
 pass "bench ran"
