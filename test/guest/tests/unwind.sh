@@ -167,9 +167,10 @@ if [ -x /usr/bin/perf ]; then
 	done
 	perf record --call-graph dwarf -F 199 -p "$pl" -o /tmp/uw.perf \
 		-- sleep 6 >/tmp/uw.perf.err 2>&1
-	perf script -i /tmp/uw.perf -F pid,ip,sym,dso --no-demangle \
-		>/tmp/uw.perf.txt 2>>/tmp/uw.perf.err
-	echo "# perf record -p $pl: $(grep -c '^[^	]' /tmp/uw.perf.txt) samples"
+	# --no-inline: no addr2line (none in the guest) for inlined frames
+	timeout 300 perf script -i /tmp/uw.perf -F pid,ip,sym,dso \
+		--no-demangle --no-inline >/tmp/uw.perf.txt 2>>/tmp/uw.perf.err
+	echo "# perf script: exit $?, $(grep -c '^[^	]' /tmp/uw.perf.txt) samples of $pl"
 	head -n 5 /tmp/uw.perf.err | sed 's/^/# perf: /'
 	head -n 12 /tmp/uw.perf.txt | sed 's/^/# perf script: /'
 	for t in "$c64 nofp_chain64 exact" "$b64 nofp_bench64 exact" \
