@@ -534,7 +534,7 @@ struct stackid_unwind_row {
 	__u32 start;		/* file offset */
 	__u16 cfa_off;		/* bytes */
 	__u8 rule;		/* STACKID_UW_CFA_* | STACKID_UW_BP_* */
-	__s8 bp_off;		/* BP_SAVED: 8-byte words; CFA_PLT: threshold */
+	__s8 bp_off;		/* BP_SAVED: task's words; CFA_PLT: threshold */
 };
 
 #define STACKID_UW_CFA_MASK	0x0f

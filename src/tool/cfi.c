@@ -3,9 +3,11 @@
  * The unwind table compiler (cfi.h): DWARF call frame information to
  * STACKID_IOC_ADD_UNWIND rows.
  *
- * 1. The ELF headers: the executable PT_LOAD segments (the map from
- *    addresses to file offsets), .eh_frame (by its section, else by
- *    PT_GNU_EH_FRAME's .eh_frame_hdr), .debug_frame, .got (the base of
+ * 1. The ELF headers (ELF64 x86-64 or ELF32 i386, read into the ELF64
+ *    structures; struct arch: registers and word size): the executable
+ *    PT_LOAD segments (the map from addresses to file offsets),
+ *    .eh_frame (by its section, else by PT_GNU_EH_FRAME's
+ *    .eh_frame_hdr), .debug_frame, .got (.got.plt on i386: the base of
  *    DW_EH_PE_datarel).
  * 2. Each FDE's CIE and instructions are run, the state at each location
  *    turned into a row (to_row()); an FDE gives a run of spans
@@ -107,8 +109,21 @@ struct cie {
 
 #define CIE_CACHE	8
 
+/* What differs between x86-64 and i386 files. */
+struct arch {
+	uint8_t bp, sp, ra;	/* DWARF register numbers */
+	uint8_t word;		/* bytes: the ABI's words, addresses */
+	uint8_t shift;		/* log2(word): the PLT expression's litN */
+};
+
+static const struct arch arch_x86_64 = { 6, 7, 16, 8, 3 };
+static const struct arch arch_i386 = { 5, 4, 8, 4, 2 };
+
+#define DW_OP_BREG(r)	(0x70U + (r))
+
 struct ctx {
 	struct cfi_table *t;
+	const struct arch *a;
 	struct seg xsegs[MAX_XSEGS];
 	unsigned int nxsegs;
 	uint64_t got;
@@ -203,6 +218,8 @@ static bool get_enc(struct ctx *x, struct cur *c, uint8_t enc, uint64_t here,
 
 	switch (enc & 0x0f) {
 	case DW_EH_PE_absptr:
+		v = get_n(c, x->a->word);
+		break;
 	case DW_EH_PE_udata8:
 	case DW_EH_PE_sdata8:
 		v = get_n(c, 8);
@@ -248,17 +265,21 @@ static bool get_enc(struct ctx *x, struct cur *c, uint8_t enc, uint64_t here,
 		if (enc & DW_EH_PE_indirect)
 			return false;
 	}
+	if (x->a->word == 4)
+		v &= 0xffffffff;	/* 32-bit addresses wrap */
 	*out = v;
 	return true;
 }
 
 /* Skip an encoded pointer (a personality routine's: indirect is fine). */
-static bool skip_enc(struct cur *c, uint8_t enc)
+static bool skip_enc(struct cur *c, uint8_t enc, unsigned int word)
 {
 	if (enc == DW_EH_PE_omit)
 		return true;
 	switch (enc & 0x0f) {
 	case DW_EH_PE_absptr:
+		get_n(c, word);
+		break;
 	case DW_EH_PE_udata8:
 	case DW_EH_PE_sdata8:
 		get_n(c, 8);
@@ -335,7 +356,8 @@ static int entry_at(const struct sec *s, uint64_t off, struct entry *e)
 }
 
 /* Parse the CIE at @off of @s: true if it is one we can use. */
-static bool parse_cie(const struct sec *s, uint64_t off, struct cie *ci)
+static bool parse_cie(const struct arch *a, const struct sec *s, uint64_t off,
+		      struct cie *ci)
 {
 	struct entry e;
 	struct cur c;
@@ -362,7 +384,7 @@ static bool parse_cie(const struct sec *s, uint64_t off, struct cie *ci)
 		return false;
 	c.p += alen + 1;
 	if (version == 4) {
-		if (get_n(&c, 1) != 8 || get_n(&c, 1) != 0)
+		if (get_n(&c, 1) != a->word || get_n(&c, 1) != 0)
 			return false;	/* address size, segment size */
 	}
 	ci->code_align = get_uleb(&c);
@@ -386,7 +408,7 @@ static bool parse_cie(const struct sec *s, uint64_t off, struct cie *ci)
 			case 'P': {
 				uint8_t penc = get_n(&c, 1);
 
-				if (c.bad || !skip_enc(&c, penc))
+				if (c.bad || !skip_enc(&c, penc, a->word))
 					return false;
 				break;
 			}
@@ -424,7 +446,7 @@ static const struct cie *get_cie(struct ctx *x, const struct sec *s,
 			return ci;
 	}
 	ci = &x->cache[x->cache_next];
-	if (!parse_cie(s, off, ci)) {
+	if (!parse_cie(x->a, s, off, ci)) {
 		ci->off = UINT64_MAX;
 		ci->ins = NULL;
 		return NULL;
@@ -433,7 +455,10 @@ static const struct cie *get_cie(struct ctx *x, const struct sec *s,
 	return ci;
 }
 
-/* Register rules we follow: rbp (6) and the return address (16). */
+/*
+ * Register rules we follow: bp and the return address (x86-64: rbp 6,
+ * ra 16; i386: ebp 5, eip 8).
+ */
 enum { RU_UNSPEC, RU_UNDEF, RU_SAME, RU_OFFSET, RU_AT_BP, RU_OTHER };
 enum { CFA_BAD, CFA_REG, CFA_EXPR };
 
@@ -451,16 +476,14 @@ struct state {
 	struct rrule bp, ra;
 };
 
-#define DW_REG_RBP	6
-#define DW_REG_RSP	7
-#define DW_REG_RA	16
 #define OFF_MAX		((int64_t)1 << 40)	/* beyond: not followed */
 
-static struct rrule *rule_of(struct state *s, uint64_t reg)
+static struct rrule *rule_of(const struct arch *a, struct state *s,
+			     uint64_t reg)
 {
-	if (reg == DW_REG_RBP)
+	if (reg == a->bp)
 		return &s->bp;
-	if (reg == DW_REG_RA)
+	if (reg == a->ra)
 		return &s->ra;
 	return NULL;
 }
@@ -476,23 +499,27 @@ static bool scaled(int64_t a, int64_t b, int64_t *out)
 	return true;
 }
 
-/* An expression: DW_OP_breg7 N; DW_OP_breg16 0; lit15; and; litT; ge;
- * lit3; shl; plus (ld's PLT rule). */
-static bool match_plt(const unsigned char *p, uint64_t len, int64_t *n,
-		      int *thr)
+/*
+ * ld's PLT rule, an expression: DW_OP_breg(sp) N; DW_OP_breg(ra) 0;
+ * lit15; and; litT; ge; litS; shl; plus, S log2 of the word (x86-64:
+ * breg7, breg16, lit3; i386: breg4, breg8, lit2).
+ */
+static bool match_plt(const struct arch *a, const unsigned char *p,
+		      uint64_t len, int64_t *n, int *thr)
 {
 	struct cur c = { p, p + len, false };
 
-	if (get_n(&c, 1) != 0x77)		/* DW_OP_breg7 */
+	if (get_n(&c, 1) != DW_OP_BREG(a->sp))
 		return false;
 	*n = get_sleb(&c);
-	if (get_n(&c, 1) != 0x80 || get_sleb(&c) != 0 ||	/* breg16 0 */
+	if (get_n(&c, 1) != DW_OP_BREG(a->ra) || get_sleb(&c) != 0 ||
 	    get_n(&c, 1) != 0x3f || get_n(&c, 1) != 0x1a)	/* lit15 and */
 		return false;
 	*thr = (int)get_n(&c, 1) - 0x30;			/* litT */
 	if (c.bad || *thr < 0 || *thr > 31)
 		return false;
-	if (get_n(&c, 1) != 0x2a || get_n(&c, 1) != 0x33 ||	/* ge lit3 */
+	if (get_n(&c, 1) != 0x2a ||				/* ge */
+	    get_n(&c, 1) != 0x30U + a->shift ||			/* litS */
 	    get_n(&c, 1) != 0x24 || get_n(&c, 1) != 0x22)	/* shl plus */
 		return false;
 	return !c.bad && c.p == c.end;
@@ -509,27 +536,40 @@ static bool match_signal(const unsigned char *p, uint64_t len)
 	return !c.bad && c.p == c.end;
 }
 
-/* DW_OP_breg6 -N; DW_OP_deref: the CFA saved below bp (GCC's DRAP). */
-static bool match_bp_deref(const unsigned char *p, uint64_t len, int64_t *n)
+/*
+ * DW_OP_breg(bp) -N; DW_OP_deref: the CFA saved below bp (GCC's DRAP;
+ * breg6 on x86-64, breg5 on i386).
+ */
+static bool match_bp_deref(const struct arch *a, const unsigned char *p,
+			   uint64_t len, int64_t *n)
 {
 	struct cur c = { p, p + len, false };
+	int64_t v;
 
-	if (get_n(&c, 1) != 0x76)		/* DW_OP_breg6 */
+	if (get_n(&c, 1) != DW_OP_BREG(a->bp))
 		return false;
-	*n = -get_sleb(&c);
+	v = get_sleb(&c);
+	if (v < -OFF_MAX || v > OFF_MAX)
+		return false;
+	*n = -v;
 	if (get_n(&c, 1) != 0x06)		/* DW_OP_deref */
 		return false;
 	return !c.bad && c.p == c.end;
 }
 
-static struct stackid_unwind_row to_row(const struct state *s,
+static struct stackid_unwind_row to_row(const struct arch *a,
+					const struct state *s,
 					const struct cie *ci)
 {
 	struct stackid_unwind_row r = { 0 };
 	int64_t n;
 	int thr;
 
-	if (ci->ra != DW_REG_RA)
+	if (ci->ra != a->ra)
+		return r;
+	/* i386's signal trampolines are the vDSO's, not a file's: the
+	 * module has no CFA_SIGNAL for 32-bit tasks */
+	if (ci->signal && a->word == 4)
 		return r;
 	if (s->ra.how == RU_UNDEF) {
 		r.rule = STACKID_UW_CFA_END;
@@ -540,9 +580,10 @@ static struct stackid_unwind_row to_row(const struct state *s,
 		r.rule = STACKID_UW_CFA_SIGNAL;
 		return r;
 	}
-	if (s->ra.how != RU_OFFSET || s->ra.off != -8)
+	if (s->ra.how != RU_OFFSET || s->ra.off != -(int64_t)a->word)
 		return r;
-	if (s->cfa == CFA_EXPR && match_bp_deref(s->expr, s->expr_len, &n)) {
+	if (s->cfa == CFA_EXPR &&
+	    match_bp_deref(a, s->expr, s->expr_len, &n)) {
 		if (n < 0 || n > UINT16_MAX)
 			return r;
 		r.rule = STACKID_UW_CFA_BP_DEREF;
@@ -550,7 +591,7 @@ static struct stackid_unwind_row to_row(const struct state *s,
 		goto bp;
 	}
 	if (s->cfa == CFA_EXPR) {
-		if (!match_plt(s->expr, s->expr_len, &n, &thr) ||
+		if (!match_plt(a, s->expr, s->expr_len, &n, &thr) ||
 		    n < 0 || n > UINT16_MAX ||
 		    (s->bp.how != RU_UNSPEC && s->bp.how != RU_SAME))
 			return r;
@@ -561,9 +602,9 @@ static struct stackid_unwind_row to_row(const struct state *s,
 	}
 	if (s->cfa != CFA_REG || s->off < 0 || s->off > UINT16_MAX)
 		return r;
-	if (s->reg == DW_REG_RSP)
+	if (s->reg == a->sp)
 		r.rule = STACKID_UW_CFA_SP;
-	else if (s->reg == DW_REG_RBP)
+	else if (s->reg == a->bp)
 		r.rule = STACKID_UW_CFA_BP;
 	else
 		return r;
@@ -574,11 +615,12 @@ bp:
 	case RU_SAME:
 		break;
 	case RU_OFFSET:
-		if (s->bp.off % 8 || s->bp.off / 8 < INT8_MIN ||
-		    s->bp.off / 8 > INT8_MAX)
+		/* in words of the file's size */
+		if (s->bp.off % a->word || s->bp.off / a->word < INT8_MIN ||
+		    s->bp.off / a->word > INT8_MAX)
 			return (struct stackid_unwind_row){ 0 };
 		r.rule |= STACKID_UW_BP_SAVED;
-		r.bp_off = s->bp.off / 8;
+		r.bp_off = s->bp.off / a->word;
 		break;
 	case RU_AT_BP:
 		r.rule |= STACKID_UW_BP_AT_BP;
@@ -704,14 +746,14 @@ static bool run_ops(struct ctx *x, const struct cie *ci, const struct sec *sec,
 		case DW_CFA_undefined:
 		case DW_CFA_same_value:
 			reg = get_uleb(&c);
-			if ((rr = rule_of(s, reg)))
+			if ((rr = rule_of(x->a, s, reg)))
 				*rr = (struct rrule){ op == DW_CFA_undefined ?
 						      RU_UNDEF : RU_SAME, 0 };
 			break;
 		case DW_CFA_register:
 			reg = get_uleb(&c);
 			get_uleb(&c);
-			if ((rr = rule_of(s, reg)))
+			if ((rr = rule_of(x->a, s, reg)))
 				*rr = (struct rrule){ RU_OTHER, 0 };
 			break;
 		case DW_CFA_remember_state:
@@ -769,11 +811,13 @@ static bool run_ops(struct ctx *x, const struct cie *ci, const struct sec *sec,
 			u = get_uleb(&c);
 			if (c.bad || u > (uint64_t)(c.end - c.p))
 				return false;
-			/* rbp at DW_OP_breg6 0: realigning functions' save */
-			if ((rr = rule_of(s, reg)))
-				*rr = (struct rrule){ reg == DW_REG_RBP &&
+			/* bp at DW_OP_breg(bp) 0: realigning functions'
+			 * save */
+			if ((rr = rule_of(x->a, s, reg)))
+				*rr = (struct rrule){ reg == x->a->bp &&
 					op == DW_CFA_expression && u == 2 &&
-					c.p[0] == 0x76 && c.p[1] == 0 ?
+					c.p[0] == DW_OP_BREG(x->a->bp) &&
+					c.p[1] == 0 ?
 					RU_AT_BP : RU_OTHER, 0 };
 			c.p += u;
 			break;
@@ -784,13 +828,13 @@ static bool run_ops(struct ctx *x, const struct cie *ci, const struct sec *sec,
 		case DW_CFA_val_offset:
 			reg = get_uleb(&c);
 			get_uleb(&c);
-			if ((rr = rule_of(s, reg)))
+			if ((rr = rule_of(x->a, s, reg)))
 				*rr = (struct rrule){ RU_OTHER, 0 };
 			break;
 		case DW_CFA_val_offset_sf:
 			reg = get_uleb(&c);
 			get_sleb(&c);
-			if ((rr = rule_of(s, reg)))
+			if ((rr = rule_of(x->a, s, reg)))
 				*rr = (struct rrule){ RU_OTHER, 0 };
 			break;
 		case DW_CFA_GNU_args_size:
@@ -815,7 +859,7 @@ offset_u:
 offset_s:
 		if (c.bad)
 			return false;
-		if ((rr = rule_of(s, reg))) {
+		if ((rr = rule_of(x->a, s, reg))) {
 			int64_t off;
 
 			if (v != INT64_MAX && scaled(v, ci->data_align, &off))
@@ -827,8 +871,8 @@ offset_s:
 restore:
 		if (c.bad)
 			return false;
-		if ((rr = rule_of(s, reg)))
-			*rr = init ? *rule_of((struct state *)init, reg) :
+		if ((rr = rule_of(x->a, s, reg)))
+			*rr = init ? *rule_of(x->a, (struct state *)init, reg) :
 				     (struct rrule){ RU_UNSPEC, 0 };
 		continue;
 advance:
@@ -842,7 +886,7 @@ advance:
 move:
 		if (nloc > pc_end)
 			nloc = pc_end;	/* past the FDE's end: what is left */
-		add_span(x, run, *loc, nloc, to_row(s, ci));
+		add_span(x, run, *loc, nloc, to_row(x->a, s, ci));
 		*loc = nloc;
 		if (nloc == pc_end)
 			return true;	/* the rest can change nothing */
@@ -905,7 +949,7 @@ static void do_fde(struct ctx *x, const struct sec *sec, const struct entry *e)
 		x->t->fdes_partial++;
 		add_span(x, &run, loc, pc_end, (struct stackid_unwind_row){ 0 });
 	} else {
-		add_span(x, &run, loc, pc_end, to_row(&s, ci));
+		add_span(x, &run, loc, pc_end, to_row(x->a, &s, ci));
 	}
 	if (!run.n)
 		return;
@@ -1174,35 +1218,122 @@ static bool eh_frame_by_hdr(struct ctx *x, const struct src *s,
 	}
 }
 
+/* The ELF header's fields we use, of either class. */
+struct ehdr {
+	uint64_t phoff, shoff;
+	uint16_t machine, phentsize, phnum, shentsize, shnum, shstrndx;
+	bool is32;
+};
+
+static int read_ehdr(const struct src *s, struct ehdr *e)
+{
+	unsigned char id[EI_NIDENT];
+
+	if (src_read(s, 0, id, EI_NIDENT) || memcmp(id, ELFMAG, SELFMAG))
+		return -ENOEXEC;
+	if ((id[EI_CLASS] != ELFCLASS64 && id[EI_CLASS] != ELFCLASS32))
+		return -ENOEXEC;
+	if (id[EI_DATA] != ELFDATA2LSB)
+		return -ENOTSUP;
+	e->is32 = id[EI_CLASS] == ELFCLASS32;
+	if (e->is32) {
+		Elf32_Ehdr h;
+
+		if (src_read(s, 0, &h, sizeof(h)))
+			return -ENOEXEC;
+		*e = (struct ehdr){ h.e_phoff, h.e_shoff, h.e_machine,
+			h.e_phentsize, h.e_phnum, h.e_shentsize, h.e_shnum,
+			h.e_shstrndx, true };
+	} else {
+		Elf64_Ehdr h;
+
+		if (src_read(s, 0, &h, sizeof(h)))
+			return -ENOEXEC;
+		*e = (struct ehdr){ h.e_phoff, h.e_shoff, h.e_machine,
+			h.e_phentsize, h.e_phnum, h.e_shentsize, h.e_shnum,
+			h.e_shstrndx, false };
+	}
+	if (e->machine != (e->is32 ? EM_386 : EM_X86_64))
+		return -ENOTSUP;
+	return 0;
+}
+
+/* @n program headers at @off, as Elf64_Phdr whatever the class. */
+static int read_phdrs(const struct src *s, const struct ehdr *e,
+		      Elf64_Phdr *ph)
+{
+	unsigned int i;
+
+	if (!e->phnum)
+		return 0;
+	if (!e->is32)
+		return src_read(s, e->phoff, ph, e->phnum * sizeof(*ph)) ?
+		       -ENOEXEC : 0;
+	for (i = 0; i < e->phnum; i++) {
+		Elf32_Phdr p;
+
+		if (src_read(s, e->phoff + (uint64_t)i * sizeof(p), &p,
+			     sizeof(p)))
+			return -ENOEXEC;
+		ph[i] = (Elf64_Phdr){ .p_type = p.p_type, .p_flags = p.p_flags,
+			.p_offset = p.p_offset, .p_vaddr = p.p_vaddr,
+			.p_paddr = p.p_paddr, .p_filesz = p.p_filesz,
+			.p_memsz = p.p_memsz, .p_align = p.p_align };
+	}
+	return 0;
+}
+
+/* The section headers, as Elf64_Shdr: 0, -ENOMEM, or -ENOEXEC. */
+static int read_shdrs(const struct src *s, const struct ehdr *e,
+		      Elf64_Shdr *sh)
+{
+	Elf32_Shdr *s32;
+	unsigned int i;
+
+	if (!e->is32)
+		return src_read(s, e->shoff, sh, e->shnum * sizeof(*sh)) ?
+		       -ENOEXEC : 0;
+	s32 = malloc(e->shnum * sizeof(*s32));
+	if (!s32)
+		return -ENOMEM;
+	if (src_read(s, e->shoff, s32, e->shnum * sizeof(*s32))) {
+		free(s32);
+		return -ENOEXEC;
+	}
+	for (i = 0; i < e->shnum; i++)
+		sh[i] = (Elf64_Shdr){ .sh_name = s32[i].sh_name,
+			.sh_type = s32[i].sh_type, .sh_flags = s32[i].sh_flags,
+			.sh_addr = s32[i].sh_addr,
+			.sh_offset = s32[i].sh_offset,
+			.sh_size = s32[i].sh_size };
+	free(s32);
+	return 0;
+}
+
 static int compile(const struct src *s, struct cfi_table *t,
 		   const uint8_t *want, size_t want_len)
 {
 	struct stackid_elf_src es = { note_read, (void *)s };
 	struct ctx *x;
-	Elf64_Ehdr eh;
+	struct ehdr eh;
 	Elf64_Phdr *ph = NULL;
 	Elf64_Shdr *sh = NULL;
 	char *names = NULL;
 	struct sec secs[2] = { { 0 } };
 	unsigned int nsecs = 0, i;
 	const Elf64_Phdr *ehp = NULL;
-	uint64_t namesz = 0;
+	uint64_t namesz = 0, got_plt = 0;
+	bool has_got_plt = false;
 	u32 bidlen = 0;
 	int ret;
 
 	memset(t, 0, sizeof(*t));
 	if (s->size > CFI_FILE_MAX)
 		return -EFBIG;
-	if (src_read(s, 0, &eh, EI_NIDENT) || memcmp(eh.e_ident, ELFMAG, SELFMAG))
-		return -ENOEXEC;
-	if (eh.e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh.e_ident[EI_DATA] != ELFDATA2LSB)
-		return eh.e_ident[EI_CLASS] == ELFCLASS32 ||
-		       eh.e_ident[EI_CLASS] == ELFCLASS64 ? -ENOTSUP : -ENOEXEC;
-	if (src_read(s, 0, &eh, sizeof(eh)))
-		return -ENOEXEC;
-	if (eh.e_machine != EM_X86_64)
-		return -ENOTSUP;
+	ret = read_ehdr(s, &eh);
+	if (ret)
+		return ret;
+	t->elf32 = eh.is32;
 	if (!stackid_elf_build_id(&es, t->build_id, &bidlen))
 		t->build_id_len = bidlen;
 	if (want && (t->build_id_len != want_len ||
@@ -1212,20 +1343,20 @@ static int compile(const struct src *s, struct cfi_table *t,
 	if (!x)
 		return -ENOMEM;
 	x->t = t;
+	x->a = eh.is32 ? &arch_i386 : &arch_x86_64;
 	ret = -ENOEXEC;
 	/* executable segments */
-	if (eh.e_phnum > MAX_PHDRS || (eh.e_phnum &&
-				       eh.e_phentsize != sizeof(Elf64_Phdr)))
+	if (eh.phnum > MAX_PHDRS || (eh.phnum && eh.phentsize !=
+		(eh.is32 ? sizeof(Elf32_Phdr) : sizeof(Elf64_Phdr))))
 		goto out;
-	ph = malloc((eh.e_phnum + 1) * sizeof(*ph));
+	ph = malloc((eh.phnum + 1) * sizeof(*ph));
 	if (!ph) {
 		ret = -ENOMEM;
 		goto out;
 	}
-	if (eh.e_phnum &&
-	    src_read(s, eh.e_phoff, ph, eh.e_phnum * sizeof(*ph)))
+	if (read_phdrs(s, &eh, ph))
 		goto out;
-	for (i = 0; i < eh.e_phnum; i++) {
+	for (i = 0; i < eh.phnum; i++) {
 		if (ph[i].p_type == PT_GNU_EH_FRAME)
 			ehp = &ph[i];
 		if (ph[i].p_type != PT_LOAD || !(ph[i].p_flags & PF_X) ||
@@ -1237,21 +1368,26 @@ static int compile(const struct src *s, struct cfi_table *t,
 		x->xsegs[x->nxsegs++] = (struct seg){ ph[i].p_vaddr,
 			ph[i].p_filesz, ph[i].p_offset };
 	}
-	/* sections: .eh_frame, .debug_frame, .got */
-	if (eh.e_shnum && eh.e_shentsize == sizeof(Elf64_Shdr) &&
-	    eh.e_shnum <= MAX_SHDRS && eh.e_shstrndx < eh.e_shnum) {
-		sh = malloc(eh.e_shnum * sizeof(*sh));
+	/* sections: .eh_frame, .debug_frame, .got (.got.plt on i386) */
+	if (eh.shnum && eh.shentsize == (eh.is32 ? sizeof(Elf32_Shdr) :
+					 sizeof(Elf64_Shdr)) &&
+	    eh.shnum <= MAX_SHDRS && eh.shstrndx < eh.shnum) {
+		sh = malloc(eh.shnum * sizeof(*sh));
 		if (!sh) {
 			ret = -ENOMEM;
 			goto out;
 		}
-		if (src_read(s, eh.e_shoff, sh, eh.e_shnum * sizeof(*sh))) {
+		ret = read_shdrs(s, &eh, sh);
+		if (ret == -ENOMEM)
+			goto out;
+		if (ret) {
 			free(sh);
 			sh = NULL;
 		}
+		ret = -ENOEXEC;
 	}
-	if (sh && sh[eh.e_shstrndx].sh_type != SHT_NOBITS) {
-		namesz = sh[eh.e_shstrndx].sh_size;
+	if (sh && sh[eh.shstrndx].sh_type != SHT_NOBITS) {
+		namesz = sh[eh.shstrndx].sh_size;
 		if (namesz > SHSTRTAB_MAX)
 			namesz = SHSTRTAB_MAX;
 		names = malloc(namesz + 1);
@@ -1259,11 +1395,11 @@ static int compile(const struct src *s, struct cfi_table *t,
 			ret = -ENOMEM;
 			goto out;
 		}
-		if (src_read(s, sh[eh.e_shstrndx].sh_offset, names, namesz))
+		if (src_read(s, sh[eh.shstrndx].sh_offset, names, namesz))
 			namesz = 0;
 		names[namesz] = 0;
 	}
-	for (i = 0; names && i < eh.e_shnum; i++) {
+	for (i = 0; names && i < eh.shnum; i++) {
 		const char *n;
 
 		if (sh[i].sh_name >= namesz || sh[i].sh_type == SHT_NOBITS)
@@ -1272,9 +1408,17 @@ static int compile(const struct src *s, struct cfi_table *t,
 		if (!strcmp(n, ".got")) {
 			x->got = sh[i].sh_addr;
 			x->has_got = true;
+		} else if (!strcmp(n, ".got.plt")) {
+			got_plt = sh[i].sh_addr;
+			has_got_plt = true;
 		}
 	}
-	for (i = 0; names && i < eh.e_shnum && nsecs < 2; i++) {
+	/* i386's DW_EH_PE_datarel base is DT_PLTGOT (libgcc's dbase) */
+	if (eh.is32 && has_got_plt) {
+		x->got = got_plt;
+		x->has_got = true;
+	}
+	for (i = 0; names && i < eh.shnum && nsecs < 2; i++) {
 		const char *n;
 		bool debug;
 
@@ -1304,7 +1448,7 @@ static int compile(const struct src *s, struct cfi_table *t,
 
 		/* no section headers: .eh_frame by its header, up to the
 		 * end of the segment that holds it */
-		for (i = 0; i < eh.e_phnum; i++) {
+		for (i = 0; i < eh.phnum; i++) {
 			const Elf64_Phdr *p = &ph[i];
 
 			if (p->p_type != PT_LOAD || !eh_frame_by_hdr(x, s, ehp, &va) ||
@@ -1430,7 +1574,7 @@ const char *cfi_strerror(int err)
 	case -ENOEXEC:
 		return "not an ELF file, or malformed";
 	case -ENOTSUP:
-		return "not an x86-64 ELF64 file";
+		return "not an x86-64 ELF64 or i386 ELF32 file";
 	case -ENODATA:
 		return "no call frame information for its code";
 	case -EFBIG:

@@ -5,8 +5,10 @@
  * rows of a STACKID_IOC_ADD_UNWIND table (include/stackid.h, "Unwind
  * tables"), in file offset space.
  *
- * x86-64 ELF64 only (the module can also walk 32-bit tasks by i386
- * tables with 4-byte words; this compiler does not make them yet). Every input is taken as hostile: reads are bounded by
+ * x86-64 ELF64 and i386 ELF32 (EM_386) files: an i386 file's table is
+ * what the module walks 32-bit tasks by, with 4-byte words (DWARF
+ * registers esp 4, ebp 5, eip 8; its signal trampolines, the vDSO's,
+ * get CFA_NONE). Every input is taken as hostile: reads are bounded by
  * the file and its sections, the work by the limits below; a malformed
  * entry loses its FDE (or the rest of the section), never more, and
  * an FDE's instructions that cannot be followed (an unknown opcode, a
@@ -34,6 +36,7 @@ struct cfi_table {
 	uint32_t nr_rows;
 	uint8_t build_id[STACKID_BUILD_ID_SIZE];
 	uint8_t build_id_len;			/* 0: the file has none */
+	bool elf32;				/* an i386 file: 4-byte words */
 	/* what was read */
 	bool eh_frame, debug_frame;		/* sections found */
 	bool truncated;				/* a limit cut the table */
@@ -52,7 +55,7 @@ struct cfi_table {
  * the @len bytes at @buf. Returns 0 with @t filled (at least two rows:
  * a range and the CFA_NONE row that ends it), or a negative errno:
  *   -ENOEXEC  not an ELF file, or its headers are malformed
- *   -ENOTSUP  ELFCLASS32, big-endian or not x86-64
+ *   -ENOTSUP  big-endian, or neither ELF64 x86-64 nor ELF32 i386
  *   -ENODATA  no .eh_frame or .debug_frame, or nothing in them maps to
  *             executable code
  *   -EFBIG    the file is larger than CFI_FILE_MAX
@@ -77,7 +80,8 @@ const struct stackid_unwind_row *cfi_lookup(const struct cfi_table *t,
 /*
  * A row's rule in a word: its CFA rule ("none", "sp", "bp", "plt",
  * "signal", "end", "bpderef", "?" for another value), followed by "+bp"
- * when the caller's bp is saved at cfa + 8 * bp_off (STACKID_UW_BP_SAVED)
+ * when the caller's bp is saved at cfa + word * bp_off (STACKID_UW_BP_SAVED;
+ * words of 8 bytes, 4 in an i386 file's table)
  * and "+bpatbp" when it is the word at bp (STACKID_UW_BP_AT_BP).
  */
 void cfi_rule_name(uint8_t rule, char buf[16]);

@@ -20,18 +20,21 @@ static const char usage[] =
 "\n"
 "Compile FILE's call frame information (.eh_frame, .debug_frame) into\n"
 "the unwind table `stackid record` hands the module for it, and print\n"
-"its build-id, rows and bytes, and what was read. x86-64 ELF64 only.\n"
+"its build-id, class, rows and bytes, and what was read. x86-64 ELF64\n"
+"and i386 ELF32 files (the tables of 32-bit tasks: 4-byte words).\n"
 "\n"
 "  -v, --verbose   also every row: START RULE CFA_OFF BP_OFF, START a\n"
 "                  file offset in hex; RULE sp, bp, plt, signal, end,\n"
 "                  bpderef or none (no information), with +bp when the\n"
-"                  caller's bp is saved at cfa + 8 * BP_OFF, +bpatbp when\n"
+"                  caller's bp is saved at cfa + W * BP_OFF (W: 8 bytes,\n"
+"                  4 in an i386 file), +bpatbp when\n"
 "                  it is the word at bp (plt: BP_OFF is the threshold of\n"
 "                  (ip & 15))\n"
 "  -h, --help      this help\n"
 "\n"
 "Exit status: 0 ok, 1 usage, 2 the file cannot be read, 3 no table\n"
-"(not x86-64 ELF64, malformed, no call frame information).\n";
+"(neither x86-64 ELF64 nor i386 ELF32, malformed, no call frame\n"
+"information).\n";
 
 int cmd_cfi(int argc, char **argv)
 {
@@ -80,6 +83,8 @@ int cmd_cfi(int argc, char **argv)
 			cfi_strerror(ret));
 		return ret == -ENOMEM || ret == -EIO ? EXIT_SYSTEM : EXIT_DATA;
 	}
+	printf("class %s\n", t.elf32 ? "elf32-i386 (4-byte words)" :
+	       "elf64-x86-64 (8-byte words)");
 	printf("rows %" PRIu32 "\nbytes %zu\n", t.nr_rows,
 	       (size_t)t.nr_rows * sizeof(*t.rows));
 	printf("sections%s%s\n", t.eh_frame ? " .eh_frame" : "",
