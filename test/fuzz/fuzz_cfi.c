@@ -6,7 +6,7 @@
  *
  *	make fuzz FUZZ_TIME=60
  *
- * Seeds: tiny x86-64 ELF files with hand-made .eh_frame entries
+ * Seeds: tiny x86-64 and i386 ELF files with hand-made .eh_frame entries
  * (test/fuzz/corpus/cfi, written by `build/test_cfi --seeds DIR`).
  *
  * Beyond the sanitizers, it checks that both ways give the same table,

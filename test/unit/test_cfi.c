@@ -7,12 +7,16 @@
  *  - hostile ones (truncated, CIE pointers that loop or point anywhere,
  *    huge lengths, advance_loc past the FDE, remember_state too deep,
  *    ELFCLASS32): an error or fewer rows, never a crash or a hang;
+ *  - the same for i386 ELF32 files (4-byte words, esp 4, ebp 5, eip 8,
+ *    absptr 4 bytes, 'S' FDEs none);
  *  - real files: the host's libc, python3.11 (skipped if absent) and
  *    programs compiled here (-O2 -fomit-frame-pointer: a large frame,
  *    alloca and a VLA, no PIE, .debug_frame only, frame pointers), row
  *    by row against `readelf --debug-dump=frames-interp`: at the first
  *    and the last byte of every oracle row, the table's row for its file
- *    offset must be the oracle's rule;
+ *    offset must be the oracle's rule; and the same with -m32, the
+ *    host's 32-bit libc and the guest's 32-bit programs (read, never
+ *    run);
  *  - with --seeds DIR, it writes the fuzzer's seeds there instead.
  *
  * Output is TAP; the exit status is non-zero when a test fails.
@@ -236,6 +240,154 @@ static void test_rules(void)
 	}
 }
 
+/* The table of .eh_frame @eh in a tiny i386 ELF file. */
+static int compile_eh32(const struct cfibuf *eh, struct cfi_table *t)
+{
+	size_t n = cg_elf32(eh, elfbuf);
+
+	return cfi_compile_buf(elfbuf, n, t);
+}
+
+/* One FDE [0x10, 0x40) of the standard i386 CIE with @ins; compiled. */
+static int one32(const void *ins, size_t n, struct cfi_table *t)
+{
+	struct cfibuf eh = { .n = 0 };
+	size_t cie = cg_cie32(&eh, "zR", 0x1b);
+
+	cg_fde(&eh, cie, 0x10, 0x40, ins, n, 0);
+	return compile_eh32(&eh, t);
+}
+
+static void test_rules32(void)
+{
+	struct cfi_table t;
+	int ret;
+
+	/* push ebp; mov ebp, esp; ...; leave */
+	{
+		static const unsigned char ins[] = {
+			0x41, 0x0e, 8, 0x85, 2,		/* +1: cfa esp+8, ebp c-8 */
+			0x42, 0x0d, 5,			/* +2: cfa ebp */
+			0x4a, 0x0c, 4, 4,		/* +10: cfa esp+4 */
+		};
+
+		ret = one32(ins, sizeof(ins), &t);
+		tap_ok(!ret && well_formed(&t) && t.nr_rows == 5 && t.elf32 &&
+		       !at(&t, 0xf) && is(at(&t, 0x10), 1, 4, 0) &&
+		       is(at(&t, 0x11), 0x11, 8, -2) &&
+		       is(at(&t, 0x13), 0x12, 8, -2) &&
+		       is(at(&t, 0x1c), 0x12, 8, -2) &&
+		       is(at(&t, 0x1d), 0x11, 4, -2) &&
+		       is(at(&t, 0x3f), 0x11, 4, -2) && is(at(&t, 0x40), 0, 0, 0),
+		       "i386 frame pointer prologue: sp 4, sp 8 + ebp at "
+		       "cfa-8 (bp_off -2 words), bp, then none (%d, %u rows)",
+		       ret, t.nr_rows);
+		cfi_table_free(&t);
+	}
+	/* PLT, DRAP, signal, undefined ra; x86-64's forms in an i386 file */
+	{
+		static const unsigned char plt[] = {
+			0x0f, 11, 0x74, 4, 0x78, 0, 0x3f, 0x1a, 0x3b, 0x2a,
+			0x32, 0x24, 0x22,
+		};
+		static const unsigned char plt10[] = {
+			0x0f, 11, 0x74, 4, 0x78, 0, 0x3f, 0x1a, 0x3a, 0x2a,
+			0x32, 0x24, 0x22,
+		};
+		static const unsigned char plt64[] = {
+			0x0f, 11, 0x77, 8, 0x80, 0, 0x3f, 0x1a, 0x3b, 0x2a,
+			0x33, 0x24, 0x22,
+		};
+		static const unsigned char plt_lit3[] = {
+			0x0f, 11, 0x74, 4, 0x78, 0, 0x3f, 0x1a, 0x3b, 0x2a,
+			0x33, 0x24, 0x22,
+		};
+		static const unsigned char drap[] = {
+			0x0f, 3, 0x75, 0x7c, 0x06,	/* breg5 -4; deref */
+			0x41, 0x10, 5, 2, 0x75, 0,	/* +1: ebp: breg5 0 */
+		};
+		static const unsigned char drap64[] = {
+			0x0f, 3, 0x76, 0x78, 0x06,	/* breg6 -8; deref */
+			0x41, 0x10, 6, 2, 0x76, 0,
+		};
+		static const unsigned char undef[] = { 0x07, 8 };
+		static const unsigned char undef64[] = { 0x07, 16 };
+		static const unsigned char sig[] = {
+			0x0f, 4, 0x74, 0xa0, 0x01, 0x06,
+		};
+		struct cfibuf eh = { .n = 0 };
+		size_t cie = cg_cie32(&eh, "zR", 0x1b),
+		       scie = cg_cie32(&eh, "zRS", 0x1b);
+
+		cg_fde(&eh, cie, 0x10, 0x20, plt, sizeof(plt), 0);
+		cg_fde(&eh, cie, 0x20, 0x28, plt10, sizeof(plt10), 0);
+		cg_fde(&eh, cie, 0x28, 0x30, plt64, sizeof(plt64), 0);
+		cg_fde(&eh, cie, 0x30, 0x38, plt_lit3, sizeof(plt_lit3), 0);
+		cg_fde(&eh, cie, 0x38, 0x40, drap, sizeof(drap), 0);
+		cg_fde(&eh, cie, 0x40, 0x48, drap64, sizeof(drap64), 0);
+		cg_fde(&eh, cie, 0x48, 0x50, undef, sizeof(undef), 0);
+		cg_fde(&eh, cie, 0x50, 0x58, undef64, sizeof(undef64), 0);
+		cg_fde(&eh, scie, 0x58, 0x60, sig, sizeof(sig), 0);
+		cg_fde(&eh, scie, 0x60, 0x68, NULL, 0, 0);
+		cg_fde(&eh, scie, 0x68, 0x70, undef, sizeof(undef), 0);
+		cg_fde(&eh, cie, 0x70, 0x78, NULL, 0, 0);
+		ret = compile_eh32(&eh, &t);
+		tap_ok(!ret && well_formed(&t) && t.fdes == 12 &&
+		       is(at(&t, 0x10), 3, 4, 11) && is(at(&t, 0x20), 3, 4, 10) &&
+		       is(at(&t, 0x28), 0, 0, 0) && is(at(&t, 0x30), 0, 0, 0) &&
+		       is(at(&t, 0x38), 6, 4, 0) && is(at(&t, 0x39), 0x26, 4, 0) &&
+		       is(at(&t, 0x40), 0, 0, 0) && is(at(&t, 0x41), 0, 0, 0) &&
+		       is(at(&t, 0x48), 5, 0, 0) && is(at(&t, 0x50), 1, 4, 0) &&
+		       is(at(&t, 0x58), 0, 0, 0) && is(at(&t, 0x60), 0, 0, 0) &&
+		       is(at(&t, 0x68), 0, 0, 0) && is(at(&t, 0x70), 1, 4, 0),
+		       "i386: PLT expression (lit11, lit10: plt 4), x86-64's "
+		       "PLT and lit3: none, DRAP breg5 (bpderef+bpatbp), "
+		       "breg6: none, eip undefined: end (r16: ignored), 'S' "
+		       "FDEs: none");
+		cfi_table_free(&t);
+	}
+	/* what a row cannot say; the registers x86-64 numbers rsp, rbp */
+	{
+		static const unsigned char big[] = {
+			0x41, 0x0e, 0x80, 0x80, 0x04,	/* +1: esp+65536 */
+			0x41, 0x0e, 0xff, 0xff, 0x03,	/* +1: esp+65535 */
+			0x41, 0x0c, 7, 8,		/* +1: edi+8 */
+			0x41, 0x0c, 6, 8,		/* +1: esi+8 */
+			0x41, 0x0c, 4, 8, 0x88, 2,	/* +1: ra at c-8 */
+			0x41, 0xc8, 0x85, 0x81, 0x01,	/* +1: ra back, ebp c-516 */
+			0x41, 0x85, 0x80, 0x01,		/* +1: ebp c-512 */
+			0x41, 0x86, 2,			/* +1: esi saved: same */
+		};
+
+		ret = one32(big, sizeof(big), &t);
+		tap_ok(!ret && well_formed(&t) && is(at(&t, 0x11), 0, 0, 0) &&
+		       is(at(&t, 0x12), 1, 65535, 0) &&
+		       is(at(&t, 0x13), 0, 0, 0) && is(at(&t, 0x14), 0, 0, 0) &&
+		       is(at(&t, 0x15), 0, 0, 0) && is(at(&t, 0x16), 0, 0, 0) &&
+		       is(at(&t, 0x17), 0x11, 8, -128) &&
+		       is(at(&t, 0x18), 0x11, 8, -128),
+		       "i386: cfa_off above 65535, CFA by edi or esi, ra at "
+		       "cfa-8, bp_off -129 words: none; -128 words: kept");
+		cfi_table_free(&t);
+	}
+	/* absptr: 4-byte pointers in ELF32 */
+	{
+		static const unsigned char ins[] = { 0x41, 0x0e, 8 };
+		struct cfibuf eh = { .n = 0 };
+		size_t cie = cg_cie32(&eh, "zR", 0x00);
+
+		cg_fde_abs(&eh, cie, 0x10, 0x20, ins, sizeof(ins));
+		cg_fde_abs(&eh, cie, 0x30, 0x40, NULL, 0);
+		ret = compile_eh32(&eh, &t);
+		tap_ok(!ret && well_formed(&t) && t.fdes == 2 &&
+		       is(at(&t, 0x10), 1, 4, 0) && is(at(&t, 0x11), 1, 8, 0) &&
+		       is(at(&t, 0x20), 0, 0, 0) && is(at(&t, 0x30), 1, 4, 0) &&
+		       is(at(&t, 0x40), 0, 0, 0),
+		       "i386: absptr FDE pointers are 4 bytes (%d)", ret);
+		cfi_table_free(&t);
+	}
+}
+
 /* Compile @len bytes of @p; must return (the sanitizers watch). */
 static int hostile(const unsigned char *p, size_t len, struct cfi_table *t)
 {
@@ -413,12 +565,56 @@ static void test_hostile(void)
 		       "many FDEs: done (%d)", ret);
 		cfi_table_free(&t);
 	}
-	/* not x86-64 ELF64 */
+	/* i386 ELF32: every prefix; headers the wrong size */
+	{
+		struct cfibuf e3 = { .n = 0 };
+		size_t c3 = cg_cie32(&e3, "zR", 0x1b);
+
+		cg_fde(&e3, c3, 0x10, 0x40, fp, sizeof(fp), 0);
+		cg_fde(&e3, c3, 0x40, 0x50, fp, sizeof(fp), 0);
+		n = cg_elf32(&e3, elfbuf);
+		bad = 0;
+		for (cut = 0; cut < n; cut++) {
+			unsigned char *c = malloc(cut ? cut : 1);
+
+			memcpy(c, elfbuf, cut);
+			ret = hostile(c, cut, &t);
+			bad += ret == -1000;
+			cfi_table_free(&t);
+			free(c);
+		}
+		ret = hostile(elfbuf, n, &t);
+		tap_ok(!bad && !ret && t.elf32 && t.nr_rows > 2,
+		       "i386: every prefix of the file: no crash (%zu cuts)", n);
+		cfi_table_free(&t);
+		elfbuf[42] = sizeof(Elf64_Phdr);	/* e_phentsize */
+		tap_ok(hostile(elfbuf, n, &t) == -ENOEXEC,
+		       "i386: ELF64-sized program headers: -ENOEXEC");
+		n = cg_elf32(&e3, elfbuf);
+		elfbuf[46] = sizeof(Elf64_Shdr);	/* e_shentsize */
+		ret = hostile(elfbuf, n, &t);
+		tap_ok(ret == -ENODATA, "i386: ELF64-sized section headers: "
+		       "no sections, no table (%d)", ret);
+		n = cg_elf32(&e3, elfbuf);
+		elfbuf[18] = EM_X86_64;
+		tap_ok(cfi_compile_buf(elfbuf, n, &t) == -ENOTSUP,
+		       "ELF32 x86-64 (x32): unsupported");
+		n = cg_elf(&eh, elfbuf);
+		elfbuf[18] = EM_386;
+		tap_ok(cfi_compile_buf(elfbuf, n, &t) == -ENOTSUP,
+		       "ELF64 i386: unsupported");
+	}
+	/* not x86-64 ELF64 or i386 ELF32 */
 	{
 		unsigned char e[64] = { 0x7f, 'E', 'L', 'F', ELFCLASS32, 1, 1 };
 
 		tap_ok(cfi_compile_buf(e, sizeof(e), &t) == -ENOTSUP,
-		       "ELFCLASS32: unsupported");
+		       "ELFCLASS32 of machine 0: unsupported");
+		e[EI_DATA] = ELFDATA2MSB;
+		e[18] = 0;
+		e[19] = EM_386;
+		tap_ok(cfi_compile_buf(e, sizeof(e), &t) == -ENOTSUP,
+		       "big-endian ELFCLASS32: unsupported");
 		n = cg_elf(&eh, elfbuf);
 		elfbuf[18] = EM_AARCH64;
 		tap_ok(cfi_compile_buf(elfbuf, n, &t) == -ENOTSUP,
@@ -450,8 +646,28 @@ struct ocie {
 	struct orow row;
 };
 
-static void expect(const char *cfa, const char *rbp, const char *ra, bool sig,
-		   struct orow *o)
+/* What readelf calls the registers, and the word, of a class. */
+struct oarch {
+	const char *sp, *bp, *ra_at;
+	int word;
+	bool is32;
+};
+
+static const struct oarch oa64 = { "rsp", "rbp", "c-8", 8, false };
+static const struct oarch oa32 = { "esp", "ebp", "c-4", 4, true };
+
+/* "REG+N" with REG @reg: N, else false. */
+static bool reg_plus(const char *cfa, const char *reg, unsigned long *n)
+{
+	size_t l = strlen(reg);
+	char tail;
+
+	return !strncmp(cfa, reg, l) && cfa[l] == '+' &&
+	       sscanf(cfa + l + 1, "%lu%c", n, &tail) == 1;
+}
+
+static void expect(const struct oarch *oa, const char *cfa, const char *rbp,
+		   const char *ra, bool sig, struct orow *o)
 {
 	unsigned long n;
 	long b;
@@ -459,6 +675,8 @@ static void expect(const char *cfa, const char *rbp, const char *ra, bool sig,
 
 	memset(&o->want, 0, sizeof(o->want));
 	o->any_exp = o->bp_exp = false;
+	if (sig && oa->is32)
+		return;		/* i386 'S': none (no CFA_SIGNAL there) */
 	if (!strcmp(ra, "u")) {
 		o->want.rule = STACKID_UW_CFA_END;
 		return;
@@ -470,11 +688,11 @@ static void expect(const char *cfa, const char *rbp, const char *ra, bool sig,
 			o->any_exp = true;
 		return;
 	}
-	if (strcmp(ra, "c-8"))
+	if (strcmp(ra, oa->ra_at))
 		return;
-	if (sscanf(cfa, "rsp+%lu%c", &n, &tail) == 1)
+	if (reg_plus(cfa, oa->sp, &n))
 		o->want.rule = STACKID_UW_CFA_SP;
-	else if (sscanf(cfa, "rbp+%lu%c", &n, &tail) == 1)
+	else if (reg_plus(cfa, oa->bp, &n))
 		o->want.rule = STACKID_UW_CFA_BP;
 	else
 		return;
@@ -485,14 +703,14 @@ static void expect(const char *cfa, const char *rbp, const char *ra, bool sig,
 	o->want.cfa_off = n;
 	if (!rbp || !strcmp(rbp, "u") || !strcmp(rbp, "s"))
 		return;
-	if (!strcmp(rbp, "exp")) {	/* DW_OP_breg6 0, or another */
+	if (!strcmp(rbp, "exp")) {	/* DW_OP_breg6 (5) 0, or another */
 		o->bp_exp = true;
 		return;
 	}
-	if (sscanf(rbp, "c%ld%c", &b, &tail) == 1 && b % 8 == 0 &&
-	    b / 8 >= -128 && b / 8 <= 127) {
+	if (sscanf(rbp, "c%ld%c", &b, &tail) == 1 && b % oa->word == 0 &&
+	    b / oa->word >= -128 && b / oa->word <= 127) {
 		o->want.rule |= STACKID_UW_BP_SAVED;
-		o->want.bp_off = b / 8;
+		o->want.bp_off = b / oa->word;
 		return;
 	}
 	memset(&o->want, 0, sizeof(o->want));
@@ -514,7 +732,8 @@ static void oracle_free(struct oracle *o)
 }
 
 /* Parse readelf -W --debug-dump=frames-interp @path. */
-static bool oracle_read(const char *path, struct oracle *o)
+static bool oracle_read(const char *path, const struct oarch *oa,
+			struct oracle *o)
 {
 	char cmd[512], line[4096], *tok[64];
 	struct ocie cies[256];
@@ -596,7 +815,7 @@ static bool oracle_read(const char *path, struct oracle *o)
 			col_rbp = col_ra = -1;
 			while ((w = strtok(s, " ")) && ntok < 64) {
 				s = NULL;
-				if (!strcmp(w, "rbp"))
+				if (!strcmp(w, oa->bp))
 					col_rbp = ntok;
 				if (!strcmp(w, "ra"))
 					col_ra = ntok;
@@ -604,8 +823,9 @@ static bool oracle_read(const char *path, struct oracle *o)
 			}
 			continue;
 		}
-		if (strlen(line) > 17 && sscanf(line, "%" SCNx64, &loc) == 1 &&
-		    line[16] == ' ' && col_ra > 1) {
+		if (strlen(line) > 2U * oa->word + 1 &&
+		    sscanf(line, "%" SCNx64, &loc) == 1 &&
+		    line[2 * oa->word] == ' ' && col_ra > 1) {
 			char *s = line, *w;
 			struct orow r;
 
@@ -619,7 +839,7 @@ static bool oracle_read(const char *path, struct oracle *o)
 			if (k != ntok)
 				continue;
 			r.loc = loc;
-			expect(tok[1], col_rbp > 0 ? tok[col_rbp] : NULL,
+			expect(oa, tok[1], col_rbp > 0 ? tok[col_rbp] : NULL,
 			       tok[col_ra], in_cie ? false : sig, &r);
 			if (in_cie && cur_cie) {
 				cur_cie->row = r;
@@ -640,16 +860,29 @@ struct xseg {
 	uint64_t vaddr, filesz, offset;
 };
 
-static size_t xsegs_of(const char *path, struct xseg *xs, size_t max)
+static size_t xsegs_of(const char *path, struct xseg *xs, size_t max,
+		       bool *is32)
 {
 	Elf64_Ehdr eh;
 	Elf64_Phdr ph;
+	Elf32_Ehdr eh32;
+	Elf32_Phdr ph32;
 	size_t n = 0;
 	int fd = open(path, O_RDONLY), i;
 
+	*is32 = false;
 	if (fd < 0)
 		return 0;
-	if (pread(fd, &eh, sizeof(eh), 0) == sizeof(eh))
+	if (pread(fd, &eh32, sizeof(eh32), 0) == sizeof(eh32) &&
+	    eh32.e_ident[EI_CLASS] == ELFCLASS32) {
+		*is32 = true;
+		for (i = 0; i < eh32.e_phnum && n < max; i++)
+			if (pread(fd, &ph32, sizeof(ph32), eh32.e_phoff + i *
+				  sizeof(ph32)) == sizeof(ph32) &&
+			    ph32.p_type == PT_LOAD && (ph32.p_flags & PF_X))
+				xs[n++] = (struct xseg){ ph32.p_vaddr,
+					ph32.p_filesz, ph32.p_offset };
+	} else if (pread(fd, &eh, sizeof(eh), 0) == sizeof(eh))
 		for (i = 0; i < eh.e_phnum && n < max; i++)
 			if (pread(fd, &ph, sizeof(ph), eh.e_phoff + i *
 				  sizeof(ph)) == sizeof(ph) &&
@@ -672,13 +905,15 @@ static bool to_off(const struct xseg *xs, size_t n, uint64_t va, uint64_t *off)
 	return false;
 }
 
-static bool row_ok(const struct stackid_unwind_row *r, const struct orow *o)
+static bool row_ok(const struct stackid_unwind_row *r, const struct orow *o,
+		   const struct oarch *oa)
 {
 	if (!r)
 		return false;
 	if (o->any_exp)
 		return (r->rule == STACKID_UW_CFA_PLT && r->bp_off >= 0 &&
-			r->bp_off <= 15) || r->rule == STACKID_UW_CFA_NONE ||
+			r->bp_off <= 15 && r->cfa_off == oa->word) ||
+		       r->rule == STACKID_UW_CFA_NONE ||
 		       (r->rule & STACKID_UW_CFA_MASK) == STACKID_UW_CFA_BP_DEREF;
 	if (o->bp_exp)
 		return r->rule == STACKID_UW_CFA_NONE ||
@@ -697,18 +932,21 @@ static size_t check_file(const char *name, const char *path,
 {
 	struct oracle o;
 	struct xseg xs[16];
-	size_t nx = xsegs_of(path, xs, 16), i, j, k, checked = 0, bad = 0;
+	bool is32;
+	size_t nx = xsegs_of(path, xs, 16, &is32), i, j, k, checked = 0,
+	       bad = 0;
+	const struct oarch *oa = is32 ? &oa32 : &oa64;
 	int fd = open(path, O_RDONLY), ret;
 
 	*nplt = 0;
 	ret = fd < 0 ? -errno : cfi_compile_fd(fd, t);
 	if (fd >= 0)
 		close(fd);
-	if (!tap_ok(!ret && well_formed(t), "%s: compiled (%d: %s), %u rows, "
+	if (!tap_ok(!ret && well_formed(t) && t->elf32 == is32, "%s: compiled (%d: %s), %u rows, "
 		    "%zu bytes, %u FDEs", name, ret, ret ? cfi_strerror(ret) : "ok",
 		    t->nr_rows, (size_t)t->nr_rows * 8, t->fdes))
 		return 0;
-	if (!oracle_read(path, &o)) {
+	if (!oracle_read(path, oa, &o)) {
 		tap_ok(0, "%s: readelf's frames-interp read", name);
 		return 0;
 	}
@@ -741,7 +979,7 @@ static size_t check_file(const char *name, const char *path,
 				checked++;
 				if (r && r->rule == STACKID_UW_CFA_PLT)
 					(*nplt)++;
-				if (row_ok(r, &f->rows[j]))
+				if (row_ok(r, &f->rows[j], oa))
 					continue;
 				if (bad++ < 5)
 					printf("# %s: %#" PRIx64 " (offset %#"
@@ -785,6 +1023,31 @@ static const char prog[] =
 "int main(int argc, char **argv)\n"
 "{ (void)argv; return big(argc) + vla(argc + 100) + al(argc); }\n";
 
+/* Files of the guest build (read, never run: 32-bit ones too). */
+static void test_guest32(void)
+{
+	static const char *const files[] = {
+		"chain32", "libchain32.so", "nofp_chain32", "libnofp_chain32.so",
+	};
+	struct cfi_table t;
+	char path[512];
+	size_t nplt, i;
+
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(path, sizeof(path), "%s/guest/%s", BUILD, files[i]);
+		if (access(path, R_OK)) {
+			printf("ok %d - # SKIP no %s (make guest)\n", ++tap_n,
+			       path);
+			continue;
+		}
+		check_file(files[i], path, &t, &nplt);
+		if (!strcmp(files[i], "libnofp_chain32.so"))
+			tap_ok(t.elf32 && nplt > 0, "%s: PLT rows (%zu)",
+			       files[i], nplt);
+		cfi_table_free(&t);
+	}
+}
+
 static void test_real(void)
 {
 	static const struct {
@@ -798,14 +1061,30 @@ static void test_real(void)
 		{ "prog-debugframe", "-O2 -g -fomit-frame-pointer "
 		  "-fno-asynchronous-unwind-tables -fno-unwind-tables" },
 	};
+	static const char *const libc32[] = {
+		"/usr/lib32/libc.so.6", "/lib/i386-linux-gnu/libc.so.6",
+	};
 	char dir[] = "/tmp/stackid-cfi.XXXXXX", path[512], cmd[1200];
 	struct cfi_table t;
 	size_t nplt, i;
+	bool m32;
+	int m;
 	FILE *f;
 
 	check_file("libc.so.6", "/lib/x86_64-linux-gnu/libc.so.6", &t, &nplt);
 	tap_ok(nplt > 0, "libc.so.6: PLT rows (%zu)", nplt);
 	cfi_table_free(&t);
+	for (i = 0; i < 2 && access(libc32[i], R_OK); i++)
+		;
+	if (i == 2) {
+		printf("ok %d - # SKIP no 32-bit libc.so.6\n", ++tap_n);
+	} else {
+		check_file(libc32[i], libc32[i], &t, &nplt);
+		tap_ok(nplt > 0 && t.elf32, "%s: PLT rows (%zu)", libc32[i],
+		       nplt);
+		cfi_table_free(&t);
+	}
+	test_guest32();
 	if (access("/usr/bin/python3.11", R_OK)) {
 		printf("ok %d - # SKIP no /usr/bin/python3.11\n", ++tap_n);
 	} else {
@@ -820,31 +1099,39 @@ static void test_real(void)
 	f = fopen(path, "w");
 	fputs(prog, f);
 	fclose(f);
-	for (i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
-		char out[600];
+	/* can this compiler make 32-bit programs? (never run here) */
+	snprintf(cmd, sizeof(cmd), "${CC:-cc} -m32 -o '%s/m32' '%s' "
+		 ">/dev/null 2>&1", dir, path);
+	m32 = !system(cmd);
+	if (!m32)
+		printf("ok %d - # SKIP ${CC:-cc} -m32 cannot link\n", ++tap_n);
+	for (m = 64; m >= 32; m -= 32) {
+	for (i = 0; i < sizeof(progs) / sizeof(progs[0]) && (m == 64 || m32);
+	     i++) {
+		char out[600], name[64];
 		bool debug = strstr(progs[i].flags, "asynchronous") != NULL;
 
-		snprintf(out, sizeof(out), "%s/%s", dir, progs[i].name);
-		snprintf(cmd, sizeof(cmd), "${CC:-cc} %s -o '%s' '%s'",
-			 progs[i].flags, out, path);
-		if (!tap_ok(!system(cmd), "compiled %s: %s", progs[i].name,
-			    progs[i].flags))
+		snprintf(name, sizeof(name), "%s%s", progs[i].name,
+			 m == 32 ? "32" : "");
+		snprintf(out, sizeof(out), "%s/%s", dir, name);
+		snprintf(cmd, sizeof(cmd), "${CC:-cc} %s %s -o '%s' '%s'",
+			 m == 32 ? "-m32" : "", progs[i].flags, out, path);
+		if (!tap_ok(!system(cmd), "compiled %s: %s%s", name,
+			    m == 32 ? "-m32 " : "", progs[i].flags))
 			continue;
-		if (!check_file(progs[i].name, out, &t, &nplt))
+		if (!check_file(name, out, &t, &nplt))
 			continue;
 		if (!strcmp(progs[i].name, "prog-pie")) {
-			bool big = false, mid = false, bp = false;
+			bool mid = false, bp = false;
 			uint32_t k;
 
 			for (k = 0; k < t.nr_rows; k++) {
-				big |= t.rows[k].rule == 0 && k + 1 < t.nr_rows &&
-				       t.rows[k + 1].start - t.rows[k].start > 8;
 				mid |= (t.rows[k].rule & 15) == 1 &&
 				       t.rows[k].cfa_off > 30000;
 				bp |= (t.rows[k].rule & 15) == 2;
 			}
-			tap_ok(mid && bp && nplt > 0, "prog-pie: a 40000-byte "
-			       "frame by sp, alloca/VLA by bp, PLT rows");
+			tap_ok(mid && bp && nplt > 0, "%s: a 40000-byte "
+			       "frame by sp, alloca/VLA by bp, PLT rows", name);
 		}
 		if (!strcmp(progs[i].name, "prog-realign")) {
 			bool deref = false;
@@ -853,14 +1140,15 @@ static void test_real(void)
 			for (k = 0; k < t.nr_rows; k++)
 				deref |= t.rows[k].rule == (STACKID_UW_CFA_BP_DEREF |
 							    STACKID_UW_BP_AT_BP);
-			tap_ok(deref, "prog-realign: a realigned frame "
-			       "(bpderef+bpatbp)");
+			tap_ok(deref, "%s: a realigned frame "
+			       "(bpderef+bpatbp)", name);
 		}
 		if (debug)
 			tap_ok(t.debug_frame && t.fdes_debug > 0,
 			       "%s: rows from .debug_frame (%u FDEs)",
-			       progs[i].name, t.fdes_debug);
+			       name, t.fdes_debug);
 		cfi_table_free(&t);
+	}
 	}
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd))
@@ -886,6 +1174,17 @@ static int seeds(const char *dir)
 		0x13, 0x7d, 0x11, 6, 0x7e, 0x09, 3, 4, 0x14, 3, 1, 0x15, 3,
 		0x7f, 0x16, 3, 1, 0x30, 0x2f, 3, 1, 0x05, 6, 2, 0x06, 6,
 		0x01, 0x20, 0, 0, 0, 0, 0, 0, 0,
+	};
+	static const unsigned char fp32[] = {
+		0x41, 0x0e, 8, 0x85, 2, 0x43, 0x0d, 5, 0x0a, 0x4a, 0x0c, 4, 4,
+		0x41, 0x0b, 0x07, 5, 0x08, 5, 0x2e, 4,
+	};
+	static const unsigned char plt32[] = {
+		0x0f, 11, 0x74, 4, 0x78, 0, 0x3f, 0x1a, 0x3b, 0x2a,
+		0x32, 0x24, 0x22,
+	};
+	static const unsigned char drap32[] = {
+		0x0f, 3, 0x75, 0x7c, 0x06, 0x41, 0x10, 5, 2, 0x75, 0,
 	};
 	struct cfibuf eh = { .n = 0 };
 	char path[512];
@@ -918,6 +1217,23 @@ static int seeds(const char *dir)
 			return 1;
 		}
 	}
+	/* seed4: i386 (frame pointer, PLT, DRAP, absptr, an 'S' FDE) */
+	eh.n = 0;
+	c = cg_cie32(&eh, "zR", 0x1b);
+	s = cg_cie32(&eh, "zRS", 0x1b);
+	cg_fde(&eh, c, 0x10, 0x40, fp32, sizeof(fp32), 0);
+	cg_fde(&eh, c, 0x40, 0x50, plt32, sizeof(plt32), 0);
+	cg_fde(&eh, c, 0x50, 0x60, drap32, sizeof(drap32), 0);
+	cg_fde(&eh, s, 0x60, 0x68, NULL, 0, 0);
+	c = cg_cie32(&eh, "zR", 0x00);
+	cg_fde_abs(&eh, c, 0x70, 0x80, fp32, sizeof(fp32));
+	n = cg_elf32(&eh, elfbuf);
+	snprintf(path, sizeof(path), "%s/seed4", dir);
+	f = fopen(path, "w");
+	if (!f || fwrite(elfbuf, 1, n, f) != n || fclose(f)) {
+		perror(path);
+		return 1;
+	}
 	return 0;
 }
 
@@ -926,6 +1242,7 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], "--seeds"))
 		return seeds(argv[2]);
 	test_rules();
+	test_rules32();
 	test_hostile();
 	test_real();
 	return tap_done();
