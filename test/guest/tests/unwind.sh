@@ -118,6 +118,7 @@ EOF
 perfchain() {	# PID EXPECT exact|reach: "PASS LEAF" of perf's samples
 	awk -v pid="$1" -v ex="$2" -v mode="$3" '
 	BEGIN {
+		n = 0; nf = 0
 		while ((getline l < ex) > 0) {
 			split(l, f, " ")
 			name[n] = f[1]; bid[n] = f[2]; n++
@@ -139,7 +140,8 @@ perfchain() {	# PID EXPECT exact|reach: "PASS LEAF" of perf's samples
 				;
 			pass += i == nf && nf == n
 		} else {
-			for (i = 1, k = 1; i < nf && k < n; i++)
+			k = 1
+			for (i = 1; i < nf && k < n; i++)
 				if (is(i, k))
 					k++
 			pass += k == n
