@@ -625,7 +625,8 @@ struct stackid_unwind_info {
 /*
  * struct stackid_unwind_table in: load a build-id's unwind table. -EEXIST
  * if that build-id has one already (it stays), -ENOSPC if the table would
- * take the tables above unwind_kb, -EINVAL for a bad length, padding not
+ * take the tables above unwind_kb or make them more than 16384, -EINVAL
+ * for a bad length, padding not
  * zero, or rows not ascending or with a rule not defined above, -EFAULT.
  */
 #define STACKID_IOC_ADD_UNWIND	_IOW(STACKID_IOC_MAGIC, 0x0e, struct stackid_unwind_table)

@@ -268,6 +268,24 @@ static inline int stackid_task_work_add_current(struct callback_head *work)
 #endif
 }
 
+/*
+ * Whether a task_work queued now (stackid_task_work_add_current()) runs
+ * before the task executes user code again. From hardirq, yes: the
+ * interrupt's exit runs it. From NMI, only with TWA_NMI_CURRENT (6.11),
+ * whose self-IPI makes the next entry happen at once: before that, an NMI
+ * that hit user mode returns straight to it (the NMI exit runs no exit
+ * work), and the work waits for the next kernel entry, after user code
+ * has changed the stack.
+ */
+static inline bool stackid_task_work_before_user(void)
+{
+#ifdef STACKID_HAS_TWA_NMI_CURRENT
+	return true;
+#else
+	return !in_nmi();
+#endif
+}
+
 /* Open @path under @mnt's root, read-only, for kernel_read(). */
 static inline struct file *stackid_file_open_root_mnt(struct vfsmount *mnt,
 						      const char *path)

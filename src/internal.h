@@ -326,7 +326,12 @@ bool stackid_defer_idle(void);
 void stackid_task_fn(struct callback_head *work);
 
 /* uwload.c: unwind tables, one per build-id, in an RCU hash */
-#define STACKID_UW_HASH_BITS	8
+/*
+ * At most STACKID_UW_MAX_TABLES tables, in 2^12 buckets: a lookup from
+ * the handler walks a chain of a few entries, however many are loaded.
+ */
+#define STACKID_UW_HASH_BITS	12
+#define STACKID_UW_MAX_TABLES	16384
 struct stackid_utable {
 	struct hlist_node node;
 	struct stackid_utable *gone;	/* stackid_unwind_clear()'s list */
@@ -353,6 +358,7 @@ void stackid_unwind_clear(void);
 const struct stackid_utable *stackid_uw_table(const u8 *id, u8 len);
 unsigned int stackid_unwind(struct stackid_cpu *c, struct mm_struct *mm,
 			    const struct stackid_uw_regs *regs, bool compat,
+			    const struct stackid_ksample *hint,
 			    unsigned long *ips, u8 *hows, unsigned int max,
 			    u8 *stop, bool *missed);
 

@@ -337,10 +337,14 @@ void stackid_sample(struct pt_regs *regs)
 		locked = stackid_mm_trylock(c, task->mm);
 	max = min_t(unsigned int, READ_ONCE(stackid_param_max_depth),
 		    STACKID_MAX_DEPTH - nk);
-	n = stackid_unwind(c, locked ? task->mm : NULL, &ur, compat, c->ips,
-			   c->hows, max, &stop, &missed);
-	/* tables it could not use: its task walks again with them */
-	rewalk = tables && (missed || !locked);
+	n = stackid_unwind(c, locked ? task->mm : NULL, &ur, compat, NULL,
+			   c->ips, c->hows, max, &stop, &missed);
+	/*
+	 * tables it could not use: its task walks again with them, if it
+	 * does so before user code changes the stack
+	 */
+	rewalk = tables && (missed || !locked) &&
+		 stackid_task_work_before_user();
 	defer = rewalk;
 	stackid_fill(c, regs, nk, n, stop == STACKID_STOP_DEPTH, compat,
 		     cgroup, stop);

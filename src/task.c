@@ -173,9 +173,9 @@ static void stackid_task_read(struct stackid_kfile *kf)
 
 /* Resolve what is left of @ks in its own task's context. */
 static void stackid_task_resolve(struct stackid_ksample *ks,
-				 struct mm_struct *mm)
+				 struct mm_struct *mm, unsigned int *parses)
 {
-	unsigned int i, parses = 0;
+	unsigned int i;
 
 	/* the handler's cache hits stay; its misses are looked up anew */
 	for (i = 0; i < stackid_nr_user(ks); i++)
@@ -192,8 +192,8 @@ static void stackid_task_resolve(struct stackid_ksample *ks,
 		if (kf->state != KF_MISS || !kf->file)
 			continue;	/* a miss of the handler's, not seen here */
 		if (!stackid_task_cached(kf)) {
-			if (parses < STACKID_TASK_PARSES) {
-				parses++;
+			if (*parses < STACKID_TASK_PARSES) {
+				(*parses)++;
 				stackid_task_read(kf);
 			} else {
 				kf->state = KF_FAILED;
@@ -233,20 +233,32 @@ static bool stackid_task_regs_same(const struct stackid_deferred *d)
 	       regs->bp == d->uregs.bp;
 }
 
+/* How many of @ks's files have a build-id. */
+static unsigned int stackid_task_known(const struct stackid_ksample *ks)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < ks->nr_files; i++)
+		n += ks->files[i].state == KF_KNOWN;
+	return n;
+}
+
 /*
  * Walk @d's user stack again, here, with the unwind tables the handler
  * could not use (the mm lock was not to be had there, or a frame's file
  * was not in its build-id cache, so its table could not be found), then
  * resolve it. The user stack is the one the handler saw: the task has
- * not been back in user space since. A walk that meets a file not yet
- * cached resolves it (reads its build-id) and walks once more; at most
- * four walks.
+ * not been back in user space since. A walk that meets a file whose
+ * build-id is not known yet resolves it (reads its build-id) and walks
+ * once more, with the build-ids the last walk found; at most four walks,
+ * and only while each finds more, with one budget of file reads
+ * (STACKID_TASK_PARSES) for them all.
  */
 static void stackid_task_rewalk(struct stackid_deferred *d,
 				struct mm_struct *mm)
 {
 	struct stackid_ksample *ks = &d->ks;
-	unsigned int round, n, max;
+	unsigned int round, n, max, parses = 0, known = 0;
 	bool missed = true;
 	u8 stop;
 
@@ -257,15 +269,20 @@ static void stackid_task_rewalk(struct stackid_deferred *d,
 			cond_resched();
 		if (mmap_read_lock_killable(mm))
 			return;
-		n = stackid_unwind(NULL, mm, &d->uregs, d->compat, d->ips,
-				   d->hows, max, &stop, &missed);
+		/* the handler's files are the first walk's hint */
+		n = stackid_unwind(NULL, mm, &d->uregs, d->compat, ks,
+				   d->ips, d->hows, max, &stop, &missed);
 		mmap_read_unlock(mm);
 		stackid_fill_user(ks, d->ips, d->hows, n);
 		ks->hdr.stop = stop;
 		ks->hdr.flags &= ~STACKID_SF_TRUNCATED;
 		if (stop == STACKID_STOP_DEPTH)
 			ks->hdr.flags |= STACKID_SF_TRUNCATED;
-		stackid_task_resolve(ks, mm);
+		stackid_task_resolve(ks, mm, &parses);
+		n = stackid_task_known(ks);
+		if (n <= known)
+			break;		/* nothing new to walk with */
+		known = n;
 	}
 }
 
@@ -291,10 +308,12 @@ void stackid_task_fn(struct callback_head *work)
 	for (i = 0; i < ks->nr_files; i++)
 		ks->files[i].entry = NULL;
 	if (mm && mm == d->mm && !(current->flags & PF_EXITING)) {
+		unsigned int parses = 0;
+
 		if (d->rewalk && stackid_task_regs_same(d))
 			stackid_task_rewalk(d, mm);
 		else
-			stackid_task_resolve(ks, mm);
+			stackid_task_resolve(ks, mm, &parses);
 		if (ks->name_cgroup)
 			stackid_cgroup_report(ks->hdr.cgroup_id);
 	}

@@ -75,15 +75,31 @@ struct stackid_uw_where {
  * a miss, or for a file known to have none.
  */
 static bool stackid_uw_build_id(struct stackid_cpu *c, struct file *file,
+				const struct stackid_ksample *hint,
 				u8 *id, u8 *len, bool *miss)
 {
 	struct stackid_bid_entry *e;
 	struct stackid_bid_key key;
 	unsigned long flags = 0;
 	bool found = false;
+	unsigned int i;
 
 	stackid_file_key(file, &key);
+	/* task context: the files the last walk of this sample resolved */
+	for (i = 0; hint && i < hint->nr_files; i++) {
+		const struct stackid_kfile *kf = &hint->files[i];
+
+		if (kf->state == KF_KNOWN &&
+		    !memcmp(&kf->key, &key, sizeof(key))) {
+			*len = kf->len;
+			memcpy(id, kf->id, kf->len);
+			return true;
+		}
+	}
 	if (!c) {
+		/* task context only: the handler has its CPU's state */
+		if (WARN_ON_ONCE(in_nmi() || in_hardirq()))
+			return false;
 		c = stackid_cpu_get(&flags);
 		if (!c) {
 			*miss = true;
@@ -115,6 +131,7 @@ static bool stackid_uw_build_id(struct stackid_cpu *c, struct file *file,
  */
 static const struct stackid_unwind_row *
 stackid_uw_lookup(struct stackid_cpu *c, struct mm_struct *mm, u64 pc,
+		  const struct stackid_ksample *hint,
 		  struct stackid_uw_where *w, bool *missed)
 {
 	struct vm_area_struct *vma = w->vma;
@@ -133,7 +150,7 @@ stackid_uw_lookup(struct stackid_cpu *c, struct mm_struct *mm, u64 pc,
 		file = stackid_vma_file(vma, &reason);
 		if (!file)
 			return NULL;
-		if (stackid_uw_build_id(c, file, id, &len, missed))
+		if (stackid_uw_build_id(c, file, hint, id, &len, missed))
 			w->table = stackid_uw_table(id, len);
 	}
 	if (!w->table)
@@ -193,6 +210,8 @@ static int stackid_fp_step32(struct stackid_uw_regs *r)
  * @mm: the task's mm, read-locked by the caller; NULL: frame pointers only
  * @regs: the user registers to start from
  * @compat: a 32-bit task (4-byte words; its files' tables are 32-bit)
+ * @hint: task context: a sample whose resolved files' build-ids count as
+ *	known (the last walk's), whatever CPU the task runs on now; or NULL
  * @ips: the frames' addresses, innermost first
  * @hows: how each was found (enum stackid_frame_how)
  * @max: at most this many frames
@@ -205,6 +224,7 @@ static int stackid_fp_step32(struct stackid_uw_regs *r)
  */
 unsigned int stackid_unwind(struct stackid_cpu *c, struct mm_struct *mm,
 			    const struct stackid_uw_regs *regs, bool compat,
+			    const struct stackid_ksample *hint,
 			    unsigned long *ips, u8 *hows, unsigned int max,
 			    u8 *stop, bool *missed)
 {
@@ -218,6 +238,7 @@ unsigned int stackid_unwind(struct stackid_cpu *c, struct mm_struct *mm,
 	if (compat) {
 		r.ip &= 0xffffffffUL;
 		r.sp &= 0xffffffffUL;
+		r.bp &= 0xffffffffUL;
 	}
 	ips[n] = r.ip;
 	hows[n++] = STACKID_HOW_REGS;
@@ -230,7 +251,7 @@ unsigned int stackid_unwind(struct stackid_cpu *c, struct mm_struct *mm,
 
 		if (mm) {
 			row = stackid_uw_lookup(c, mm, exact ? r.ip : r.ip - 1,
-						&where, missed);
+						hint, &where, missed);
 		}
 		if (row && (row->rule & STACKID_UW_CFA_MASK) !=
 			   STACKID_UW_CFA_NONE) {

@@ -31,13 +31,15 @@ atomic_t stackid_uw_loaded = ATOMIC_INIT(0);
  * @arg: the user's struct stackid_unwind_table
  *
  * Process context. The rows are copied into memory of the module's own
- * and checked there, so nothing the caller changes later matters.
+ * and checked there, so nothing the caller changes later matters; the
+ * mutex covers only the limits, the duplicate check and the insert.
  */
 long stackid_unwind_add(const void __user *arg)
 {
 	struct stackid_unwind_table ut;
 	struct stackid_utable *t;
 	size_t bytes, limit;
+	bool dup;
 	long ret;
 
 	if (copy_from_user(&ut, arg, sizeof(ut)))
@@ -48,23 +50,12 @@ long stackid_unwind_add(const void __user *arg)
 		return -EINVAL;
 	bytes = struct_size(t, rows, ut.nr_rows);
 	limit = (size_t)READ_ONCE(stackid_param_unwind_kb) * 1024;
-	mutex_lock(&stackid_uw_lock);
-	ret = -ENOSPC;
-	if (bytes > limit || stackid_uw_bytes > limit - bytes)
-		goto out;
-	ret = -EEXIST;
-	rcu_read_lock();
-	if (stackid_uw_table(ut.build_id, ut.build_id_len))
-		t = ERR_PTR(-EEXIST);
-	else
-		t = NULL;
-	rcu_read_unlock();
-	if (t)
-		goto out;
-	ret = -ENOMEM;
+	if (bytes > limit)
+		return -ENOSPC;
+	/* the slow part (allocation, a copy that may fault) unlocked */
 	t = kvmalloc(bytes, GFP_KERNEL_ACCOUNT);
 	if (!t)
-		goto out;
+		return -ENOMEM;
 	ret = -EFAULT;
 	if (copy_from_user(t->rows, u64_to_user_ptr(ut.rows),
 			   array_size(ut.nr_rows, sizeof(t->rows[0]))))
@@ -77,6 +68,18 @@ long stackid_unwind_add(const void __user *arg)
 	memset(t->id, 0, sizeof(t->id));
 	memcpy(t->id, ut.build_id, t->len);
 	t->bytes = bytes;
+
+	mutex_lock(&stackid_uw_lock);
+	ret = -ENOSPC;
+	if (stackid_uw_bytes > limit - bytes ||
+	    stackid_uw_tables >= STACKID_UW_MAX_TABLES)
+		goto unlock;
+	rcu_read_lock();
+	dup = stackid_uw_table(t->id, t->len);
+	rcu_read_unlock();
+	ret = -EEXIST;
+	if (dup)
+		goto unlock;
 	hlist_add_head_rcu(&t->node,
 			   &stackid_uw_hash[stackid_uw_hashfn(t->id, t->len)]);
 	stackid_uw_tables++;
@@ -85,10 +88,10 @@ long stackid_unwind_add(const void __user *arg)
 	atomic_set(&stackid_uw_loaded, 1);
 	mutex_unlock(&stackid_uw_lock);
 	return 0;
+unlock:
+	mutex_unlock(&stackid_uw_lock);
 free:
 	kvfree(t);
-out:
-	mutex_unlock(&stackid_uw_lock);
 	return ret;
 }
 

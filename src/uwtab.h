@@ -57,11 +57,8 @@ stackid_uw_find(const struct stackid_unwind_row *rows, u32 n, u64 off)
 {
 	u32 lo = 0, hi = n;
 
-	if (off > 0xffffffffULL) {
-		if (!n)
-			return NULL;
-		return &rows[n - 1];
-	}
+	if (off > 0xffffffffULL)
+		return NULL;	/* beyond what a row can start at: unknown */
 	/* the last row whose start <= off */
 	while (lo < hi) {
 		u32 mid = lo + (hi - lo) / 2;

@@ -996,6 +996,21 @@ static void uw_errors(int fd)
 	r = ioctl(fd, STACKID_IOC_ADD_UNWIND, &t);
 	EXPECT(old_kb && r == 0, "and taken with unwind_kb back at %u", old_kb);
 	free(big);
+
+	/* at most 16384 tables, however small: the handler's hash stays short */
+	t.rows = (uintptr_t)rows;
+	t.nr_rows = 1;
+	t.build_id_len = 4;
+	for (unsigned int i = 0; i < 20000; i++) {
+		memcpy(t.build_id, &i, 4);
+		if (ioctl(fd, STACKID_IOC_ADD_UNWIND, &t) < 0)
+			break;
+	}
+	r = errno;
+	ioctl(fd, STACKID_IOC_GET_UNWIND, &ui2);
+	EXPECT(r == ENOSPC && ui2.tables == 16384,
+	       "one-row tables: ENOSPC after 16384 (%u, %s)", ui2.tables,
+	       strerror(r));
 }
 
 static int cmd_errors(void)
