@@ -141,7 +141,8 @@ enum stackid_frame_how {
  * not user space): code built without frame pointers whose file has no
  * table (yet), or JIT or anonymous code. NO_ROW: the file's table does
  * not cover the address (code without CFI) and bp is no frame pointer
- * either. BAD_CFA: a row gave a caller below or at this frame.
+ * either. BAD_CFA: a row gave a caller below or at this frame, or a
+ * return address outside user space.
  */
 enum stackid_stop {
 	STACKID_STOP_NONE = 0,		/* no user walk (kthread), ABI < 2.2 */

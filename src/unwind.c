@@ -257,6 +257,10 @@ unsigned int stackid_unwind(struct stackid_cpu *c, struct mm_struct *mm,
 			   STACKID_UW_CFA_NONE) {
 			why = stackid_uw_step(row, &r, stackid_uw_read, NULL,
 					      &how, compat ? 4 : 8);
+			/* a "return address" no code can be at ends it */
+			if (!why && r.ip >= (compat ? 0x100000000ULL :
+						     TASK_SIZE_MAX))
+				why = STACKID_STOP_BAD_CFA;
 		} else {
 			why = compat ? stackid_fp_step32(&r) :
 				       stackid_fp_step(&r);
