@@ -11,6 +11,7 @@
 # reader's share of the samples (test/guest/bench/bench.sh). Then the
 # report's records per second on the host (make bench-report). Figures,
 # not tests: nothing here is held against a threshold.
+# BENCH_TESTS=bench-nofp.sh: only the chain without frame pointers.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/test/lib.sh"
@@ -23,7 +24,7 @@ while read -r name kver; do
 	case " $want " in *" $name "*) ;; *) continue ;; esac
 	echo "# bench on $name ($kver), QEMU TCG, -smp 2"
 	t0=$(date +%s)
-	STACKID_WITH_PERF=1 STACKID_GUEST_TESTS=bench.sh \
+	STACKID_WITH_PERF=1 STACKID_GUEST_TESTS=${BENCH_TESTS:-bench.sh} \
 		STACKID_VM_TIMEOUT=${STACKID_VM_TIMEOUT:-3600} \
 		test/vm.sh "$kver" >build/bench-$name.log 2>&1 || rc=1
 	grep -E '^# bench|^not ok' build/bench-$name.log

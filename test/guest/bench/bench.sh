@@ -114,7 +114,9 @@ for w in chain many forkexec syscall; do
 done
 out "work: chain $CHAIN_N units, many $MANY_N descents, forkexec $FORK_N, syscall $SYS_N units, $REPS runs each"
 
-for w in chain many churn forkexec syscall; do
+# bench-nofp.sh: issue 20's part (below) alone
+for w in ${BENCH_NOFP_ONLY:+none} chain many churn forkexec syscall; do
+	[ "$w" = none ] && break
 	for hz in 999 9999; do
 		base=$(for i in $(seq $REPS); do run none 0 $w; done | median)
 		line="$w at $hz Hz: bare $(awk -v t="$base" 'BEGIN { printf "%.2f s", t / 1e9 }')"
