@@ -11,8 +11,11 @@ spawn /stackid/demo_app batch
 b=$pid
 ( while :; do busybox gzip -c /stackid/demo_app >/dev/null; done ) &
 g=$!
-say "stackid record -F 199 -d 5 -o /tmp/demo.cap"
-stackid record -F 199 -d 5 -o /tmp/demo.cap 2>&1 | sed 's/^/# demo:   /'
+# 10 s: the first second or two, until record has loaded the unwind
+# tables of the files it learns of, walks stop in code without frame
+# pointers (libc's qsort)
+say "stackid record -F 199 -d 10 -o /tmp/demo.cap"
+stackid record -F 199 -d 10 -o /tmp/demo.cap 2>&1 | sed 's/^/# demo:   /'
 kill $w $b $g
 say ""
 say "stackid report -i /tmp/demo.cap --format folded   (top 12 stacks)"
