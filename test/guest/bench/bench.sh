@@ -28,7 +28,7 @@ workload() {
 	churn)	echo "/stackid/bench_work churn $CHAIN_N" ;;
 	forkexec) echo "/stackid/bench_work forkexec $FORK_N" ;;
 	syscall) echo "/stackid/bench_work syscall $SYS_N" ;;
-	nofp)	echo "/stackid/nofp_bench64 chain $CHAIN_N" ;;
+	nofp)	echo "/stackid/nofp_bench64 chain $NOFP_N" ;;
 	esac
 }
 
@@ -102,17 +102,18 @@ stackid_figures() {
 load
 [ -x $PERF ] || out "no perf in the guest: perf columns empty"
 # Work sized for about 2 s each under TCG (calibrated once).
-CHAIN_N=20 MANY_N=20 FORK_N=20 SYS_N=20
-for w in chain many forkexec syscall; do
+CHAIN_N=20 MANY_N=20 FORK_N=20 SYS_N=20 NOFP_N=20
+for w in chain many forkexec syscall nofp; do
 	t=$(run none 0 $w)
 	case $w in
+	nofp) NOFP_N=$(awk -v t="$t" -v n=$NOFP_N 'BEGIN { printf "%d", n * 2e9 / t + 1 }') ;;
 	chain) CHAIN_N=$(awk -v t="$t" -v n=$CHAIN_N 'BEGIN { printf "%d", n * 2e9 / t + 1 }') ;;
 	many) MANY_N=$(awk -v t="$t" -v n=$MANY_N 'BEGIN { printf "%d", n * 2e9 / t + 1 }') ;;
 	forkexec) FORK_N=$(awk -v t="$t" -v n=$FORK_N 'BEGIN { printf "%d", n * 2e9 / t + 1 }') ;;
 	syscall) SYS_N=$(awk -v t="$t" -v n=$SYS_N 'BEGIN { printf "%d", n * 2e9 / t + 1 }') ;;
 	esac
 done
-out "work: chain $CHAIN_N units, many $MANY_N descents, forkexec $FORK_N, syscall $SYS_N units, $REPS runs each"
+out "work: chain $CHAIN_N units, many $MANY_N descents, forkexec $FORK_N, syscall $SYS_N units, nofp $NOFP_N units, $REPS runs each"
 
 # bench-nofp.sh: issue 20's part (below) alone
 for w in ${BENCH_NOFP_ONLY:+none} chain many churn forkexec syscall; do
