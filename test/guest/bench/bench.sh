@@ -141,12 +141,13 @@ done
 # as Debian builds: -O2, .eh_frame only), walked by unwind tables,
 # against perf's --call-graph dwarf (8 KiB of stack copied per sample,
 # unwound afterwards) and against stackid's own frame-pointer path on
-# the chain with frame pointers (s_fpchain_HZ, above); stackid-fp: the
-# tables off (the walk ends in the first frame without them).
+# the chain with frame pointers, walked with the tables off (stackid-fp:
+# --no-unwind-tables; on the chain without frame pointers that walk ends
+# in its first frame).
 for hz in 999 9999; do
 	base=$(for i in $(seq $REPS); do run none 0 nofp; done | median)
 	fpbase=$(for i in $(seq $REPS); do run none 0 chain; done | median)
-	fp=$(for i in $(seq $REPS); do run stackid $hz chain; done | median)
+	fp=$(for i in $(seq $REPS); do run stackid-fp $hz chain; done | median)
 	s_fp=$(ratio "$fp" "$fpbase")
 	line="nofp at $hz Hz: bare $(awk -v t="$base" 'BEGIN { printf "%.2f s", t / 1e9 }')"
 	s_perf_dwarf=0
