@@ -98,7 +98,7 @@ static bool stackid_uw_build_id(struct stackid_cpu *c, struct file *file,
 	}
 	if (!c) {
 		/* task context only: the handler has its CPU's state */
-		if (WARN_ON_ONCE(in_nmi() || in_hardirq()))
+		if (WARN_ON_ONCE(in_nmi() || hardirq_count()))
 			return false;
 		c = stackid_cpu_get(&flags);
 		if (!c) {
