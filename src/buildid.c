@@ -8,10 +8,15 @@
  * The parser (elfnote.c) bounds the work: at most 256 program headers and
  * 256 notes, 64 bytes a read.
  *
- * Files whose address space cannot read a folio in (shmem, tmpfs) are
- * read with kernel_read(). FUSE files are read from the page cache only,
- * without I/O: the task being sampled could be the FUSE server itself,
- * which would then wait for itself.
+ * Files whose address space cannot read a folio in (shmem: tmpfs, memfd,
+ * an initramfs root) and FUSE files are read from the page cache only,
+ * without I/O, which is where a mapped file's pages are. Nothing here
+ * goes through the file's read path (kernel_read()): that asks the LSMs
+ * and fsnotify first, so a fanotify permission listener sampled on its
+ * own memfd would wait for itself (and every listener would see reads
+ * the process never made); a relay or vmcore read would consume data;
+ * and a FUSE server sampled on its own file would wait for itself too.
+ * hugetlbfs indexes its page cache by huge page before 6.7: not read.
  */
 #include <linux/fs.h>
 #include <linux/pagemap.h>
@@ -65,11 +70,6 @@ static int stackid_src_read(void *ctx, u64 off, void *buf, u32 len)
 
 	if (off > s->size || len > s->size - off)
 		return -ERANGE;
-	if (!stackid_can_read_folio(s->file->f_mapping) && !s->no_io) {
-		loff_t pos = off;
-
-		return kernel_read(s->file, buf, len, &pos) == len ? 0 : -EIO;
-	}
 	while (len) {
 		struct folio *folio = stackid_src_folio(s, off);
 		size_t in, n;
@@ -101,16 +101,21 @@ static int stackid_src_read(void *ctx, u64 off, void *buf, u32 len)
  */
 int stackid_read_build_id(struct file *file, u8 *id, u8 *len)
 {
+	unsigned long magic = file_inode(file)->i_sb->s_magic;
 	struct stackid_file_src s = {
 		.file = file,
 		.size = i_size_read(file_inode(file)),
-		.no_io = file_inode(file)->i_sb->s_magic == FUSE_SUPER_MAGIC,
+		.no_io = magic == FUSE_SUPER_MAGIC ||
+			 !stackid_can_read_folio(file->f_mapping),
 	};
 	struct stackid_elf_src src = { .read = stackid_src_read, .ctx = &s };
 	u32 n = 0;
 	int err;
 
 	might_sleep();
+	*len = 0;
+	if (magic == HUGETLBFS_MAGIC)
+		return -EIO;
 	err = stackid_elf_build_id(&src, id, &n);
 	if (s.folio)
 		stackid_folio_put(s.folio);

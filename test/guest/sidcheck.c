@@ -40,6 +40,7 @@
  *   sidcheck read0 | resetbusy  read() of 0 bytes; RESET_STATS rules
  *   sidcheck setfreq HZ         SET_FREQ: prints OK or the errno
  *   sidcheck mtime FILE [S NS]  print / set FILE's mtime
+ *   sidcheck inowatch MS FILE...  inotify: reads of the FILEs for MS ms
  *   sidcheck depth FILE PID     PID's usual depth and truncated flag
  *   sidcheck tids FILE PID [walked]
  *                               the threads of PID that were sampled
@@ -98,6 +99,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/inotify.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -1403,6 +1405,67 @@ static int cmd_mtime(int argc, char **argv)
 	return utimensat(AT_FDCWD, argv[1], ts, 0) ? 2 : 0;
 }
 
+static volatile sig_atomic_t ino_stop;
+
+static void ino_term(int sig)
+{
+	(void)sig;
+	ino_stop = 1;
+}
+
+/*
+ * inowatch MS FILE...: watch the FILEs with inotify for MS ms or until
+ * SIGTERM (after printing "watching"); then print "access N": the reads
+ * (IN_ACCESS) of them anybody made meanwhile.
+ */
+static int cmd_inowatch(int argc, char **argv)
+{
+	struct sigaction sa = { .sa_handler = ino_term };
+	struct timespec t0, t;
+	unsigned long n = 0;
+	long ms, left;
+	char buf[4096] __attribute__((aligned(8)));
+	int fd, i;
+
+	if (argc < 3)
+		return 2;
+	ms = strtol(argv[1], NULL, 0);
+	fd = inotify_init1(IN_NONBLOCK);
+	if (fd < 0)
+		return 2;
+	for (i = 2; i < argc; i++)
+		if (inotify_add_watch(fd, argv[i], IN_ACCESS) < 0) {
+			perror(argv[i]);
+			return 2;
+		}
+	sigaction(SIGTERM, &sa, NULL);	/* no SA_RESTART: poll() ends */
+	printf("watching\n");
+	fflush(stdout);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (!ino_stop) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		ssize_t r;
+		char *q;
+
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		left = ms - (t.tv_sec - t0.tv_sec) * 1000 -
+		       (t.tv_nsec - t0.tv_nsec) / 1000000;
+		if (left <= 0)
+			break;
+		if (poll(&p, 1, left) <= 0)
+			continue;
+		r = read(fd, buf, sizeof(buf));
+		for (q = buf; r > 0 && q < buf + r;) {
+			struct inotify_event *e = (struct inotify_event *)q;
+
+			n += !!(e->mask & IN_ACCESS);
+			q += sizeof(*e) + e->len;
+		}
+	}
+	printf("access %lu\n", n);
+	return 0;
+}
+
 /* depth FILE PID: "FRAMES TRUNCATED" of PID's most common stack depth. */
 static int cmd_depth(int argc, char **argv)
 {
@@ -2154,6 +2217,8 @@ int main(int argc, char **argv)
 		return cmd_resetbusy();
 	if (!strcmp(argv[1], "mtime"))
 		return cmd_mtime(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "inowatch"))
+		return cmd_inowatch(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "depth"))
 		return cmd_depth(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "tids"))

@@ -129,6 +129,34 @@ sed 's/^/# /' /tmp/jail.paths
 check "chrooted program: its path as it sees it (/stackid/chain64)" \
 	grep -qx "$exe /stackid/chain64" /tmp/jail.paths
 
+# --- A program and its library on tmpfs (no read_folio: shmem): their
+# build-ids come from the page cache, never through the files' read
+# path, which reports every read to inotify and fanotify (a fanotify
+# permission listener sampled on its own memfd would wait for itself).
+# Old code: kernel_read(), an IN_ACCESS event per read.
+mkdir -p /tmp/shm
+mount -t tmpfs none /tmp/shm
+cp /stackid/chain64 /stackid/libchain64.so /tmp/shm/
+export LD_LIBRARY_PATH=/tmp/shm
+spawn /tmp/shm/chain64
+unset LD_LIBRARY_PATH
+$S inowatch 120000 /tmp/shm/chain64 /tmp/shm/libchain64.so >/tmp/inow.out &
+w=$!
+i=0
+while ! grep -q watching /tmp/inow.out && [ $i -lt 100 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+record /tmp/ino -F 199 -p "$pid" -d 1500
+kill -TERM $w
+wait $w
+kill "$pid"
+wait "$pid" 2>/dev/null
+$S chain /tmp/ino.rec "$pid" chain64 /stackid/expect/chain64 80
+check "tmpfs: build-ids read without reading the files ($(grep access /tmp/inow.out))" \
+	grep -qx "access 0" /tmp/inow.out
+umount /tmp/shm
+
 # --- A rewritten file with its old mtime put back (same size, same
 # inode), while one recording goes on: the samples after the rewrite
 # carry the new build-id.
