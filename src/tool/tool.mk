@@ -202,12 +202,15 @@ fuzz: $(B)/fuzz_capture $(B)/fuzz_symbolize $(B)/fuzz_elfnote $(B)/fuzz_cfi \
 	$(B)/fuzz_elfnote -max_total_time=$(FUZZ_TIME) -max_len=4096 \
 		-use_value_profile=1 $(B)/elfnote-corpus $(B)/elfnote-seeds
 
-# Benchmark: a synthetic capture of BENCH_SAMPLES samples of BENCH_DEPTH
-# frames from BENCH_STACKS distinct stacks (0: all distinct), reported
-# in-process and by build/stackid.
-BENCH_SAMPLES ?= 1000000
-BENCH_DEPTH ?= 16
-BENCH_STACKS ?= 1000
+# Benchmark: a synthetic capture in a busy host's shape (report/bench.h)
+# of BENCH_SAMPLES samples of BENCH_DEPTH user frames from BENCH_STACKS
+# distinct call paths (0: all distinct), reported in-process and by
+# build/stackid on one CPU (BENCH_CPU), median of BENCH_REPS runs; ends
+# with "report folded --no-symbols: N records/s (one core)". A figure,
+# not a test: not in `make unit`.
+BENCH_SAMPLES ?= 3000000
+BENCH_DEPTH ?= 11
+BENCH_STACKS ?= 400
 $(B)/bench_report: test/unit/bench_report.c test/unit/report/bench.h \
 		$(TOOL_TDEPS) | $(B)
 	$(CC) $(TOOL_TCFLAGS) -o $@ $< $(TOOL_LIB_SRCS) $(TOOL_LIBS)

@@ -6,10 +6,11 @@
  *   mkcapture kernel FILE     the kernel frames and cgroups capture
  *                             (cg_kdemo())
  *   mkcapture bench FILE [SAMPLES [DEPTH [STACKS]]]
- *                             SAMPLES samples (default 1000000) of DEPTH
- *                             frames (16), drawn from STACKS distinct
- *                             stacks (1000; 0: every sample distinct),
- *                             over 8 build-ids with path records
+ *                             the benchmark's capture (report/bench.h):
+ *                             SAMPLES samples (default 3000000) of DEPTH
+ *                             user frames (11), a third with kernel
+ *                             frames too, from STACKS distinct call paths
+ *                             (400; 0: every sample distinct), 8 rings
  *   mkcapture seeds DIR       fuzzer seeds: small captures, good and bad
  *   mkcapture chain FILE EXPECT EXE LIB
  *                             the known chain (main;app_a1;app_a2;app_a3;
