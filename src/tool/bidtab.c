@@ -209,11 +209,15 @@ bool bidtab_take_ksym(struct bidtab *t, const struct stackid_record_hdr *h,
 	return true;
 }
 
-const struct bidtab_ksym *bidtab_get_ksym(const struct bidtab *t,
-					  unsigned int ring,
-					  unsigned int index)
+const struct bidtab_ring *bidtab_ring(const struct bidtab *t,
+				      unsigned int ring)
 {
-	const struct bidtab_ring *r = ring_find(t, ring);
+	return ring_find(t, ring);
+}
+
+const struct bidtab_ksym *bidtab_ring_get_ksym(const struct bidtab_ring *r,
+					       unsigned int index)
+{
 	const struct bidtab_ksym *k;
 
 	if (!r || !index || !r->nk)
@@ -222,16 +226,28 @@ const struct bidtab_ksym *bidtab_get_ksym(const struct bidtab *t,
 	return k->name ? k : NULL;
 }
 
-const struct bidtab_entry *bidtab_get(const struct bidtab *t,
-				      unsigned int ring, unsigned int index)
+const struct bidtab_entry *bidtab_ring_get(const struct bidtab_ring *r,
+					   unsigned int index)
 {
-	const struct bidtab_ring *r = ring_find(t, ring);
 	const struct bidtab_entry *e;
 
 	if (!r || !index || !r->ne)
 		return NULL;
 	e = entry_slot(r, index);
 	return e->index ? e : NULL;
+}
+
+const struct bidtab_ksym *bidtab_get_ksym(const struct bidtab *t,
+					  unsigned int ring,
+					  unsigned int index)
+{
+	return bidtab_ring_get_ksym(ring_find(t, ring), index);
+}
+
+const struct bidtab_entry *bidtab_get(const struct bidtab *t,
+				      unsigned int ring, unsigned int index)
+{
+	return bidtab_ring_get(ring_find(t, ring), index);
 }
 
 /* A STACKID_REC_KSYM record defining @k as its index of @ring. */

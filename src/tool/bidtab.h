@@ -78,6 +78,22 @@ static inline bool bidtab_take(struct bidtab *t,
 	return bidtab_take_entry(t, h, NULL) || bidtab_take_ksym(t, h, NULL);
 }
 
+/*
+ * @ring's tables, or NULL if no record named the ring: for a sample's
+ * frames, which all come from one ring, looked up once. Valid until the
+ * next record is taken in.
+ */
+const struct bidtab_ring *bidtab_ring(const struct bidtab *t,
+				      unsigned int ring);
+
+/* The build-id @index stands for in @r (NULL: none), or NULL. */
+const struct bidtab_entry *bidtab_ring_get(const struct bidtab_ring *r,
+					   unsigned int index);
+
+/* The kernel function @index stands for in @r (NULL: none), or NULL. */
+const struct bidtab_ksym *bidtab_ring_get_ksym(const struct bidtab_ring *r,
+					       unsigned int index);
+
 /* The build-id @index stands for in @ring, or NULL if none does. */
 const struct bidtab_entry *bidtab_get(const struct bidtab *t,
 				      unsigned int ring, unsigned int index);

@@ -181,6 +181,8 @@ static void take_sample1(struct report *rp, const struct stackid1_sample *s,
 static int take_sample(struct report *rp, const struct stackid_sample *s,
 		       uint64_t off, struct rsample *out)
 {
+	const struct bidtab_ring *r = s->nr_frames ?
+				      bidtab_ring(&rp->bids, s->ring) : NULL;
 	unsigned int i;
 
 	out->flags = s->flags;
@@ -203,7 +205,16 @@ static int take_sample(struct report *rp, const struct stackid_sample *s,
 	/* ABI 2.2's; 0 before it (the bytes were padding, always 0) */
 	out->stop = s->stop;
 	out->cgroup_id = s->cgroup_id;
-	out->cgroup_path = report_cgroup_path(rp, s->cgroup_id);
+	/* a cgroup's first record names it for good: cache that */
+	if (!s->cgroup_id || s->cgroup_id != rp->cg_id) {
+		out->cgroup_path = report_cgroup_path(rp, s->cgroup_id);
+		if (out->cgroup_path) {
+			rp->cg_id = s->cgroup_id;
+			rp->cg_path = out->cgroup_path;
+		}
+	} else {
+		out->cgroup_path = rp->cg_path;
+	}
 	for (i = 0; i < s->nr_frames; i++) {
 		const struct stackid_frame *f = &s->frames[i];
 		struct rframe *o = &out->frames[i];
@@ -219,7 +230,7 @@ static int take_sample(struct report *rp, const struct stackid_sample *s,
 		o->bid = 0;
 		o->kname = o->kmodule = NULL;
 		if (f->status == STACKID_FRAME_KERNEL && f->bid) {
-			k = bidtab_get_ksym(&rp->bids, s->ring, f->bid);
+			k = bidtab_ring_get_ksym(r, f->bid);
 			if (!k)
 				return capture_fail(rp->c, EXIT_DATA,
 						    "record at byte %" PRIu64
@@ -233,7 +244,7 @@ static int take_sample(struct report *rp, const struct stackid_sample *s,
 		}
 		if (f->status != STACKID_FRAME_VALID)
 			continue;
-		e = bidtab_get(&rp->bids, s->ring, f->bid);
+		e = bidtab_ring_get(r, f->bid);
 		if (!e)
 			return capture_fail(rp->c, EXIT_DATA,
 					    "record at byte %" PRIu64 ": build-id "

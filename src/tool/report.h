@@ -90,6 +90,8 @@ struct report {
 	struct intern bid_nums;		/* decode.c: build-id -> rframe.bid */
 	struct intern ksym_nums;	/* decode.c: "name\0module" -> bid */
 	struct path_table cgroups;	/* decode.c: cgroup id -> path */
+	uint64_t cg_id;			/* decode.c: the last sample's */
+	const char *cg_path;		/* cgroup, once the capture named it */
 	struct capture_meta meta;	/* decode.c */
 };
 
