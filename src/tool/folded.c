@@ -31,15 +31,29 @@
  * alone: not named).
  */
 #define KTAG	(1ULL << 63)
+#define KEY_MAX	(2 + 2 * STACKID_MAX_DEPTH)	/* words */
 struct stack {
 	uint64_t hash;
 	uint64_t count;
 	size_t key;		/* index of word 0 in the arena */
 };
 
+/*
+ * Recent comms as rsample has them, and their index in comms: a sample
+ * whose comm is here skips rendering and interning it. Direct-mapped by
+ * a cheap hash of the comm: a collision only costs the slow way.
+ */
+#define COMM_CACHE	64
+struct comm_slot {
+	char comm[RSAMPLE_COMM_MAX + 1];
+	uint32_t index;
+	bool used;
+};
+
 struct fold {
 	struct intern comms;		/* comms as rendered */
 	struct strbuf comm;		/* scratch */
+	struct comm_slot cc[COMM_CACHE];
 	uint64_t *words;
 	size_t nwords, capwords;
 	struct stack *tab;	/* open addressing; count 0: empty */
@@ -70,22 +84,79 @@ static void fold_grow(struct fold *f)
 	free(old);
 }
 
-static void fold_add(struct report *rp, struct fold *f,
-		     const struct rsample *s)
-{
-	size_t need = 2 + 2 * (size_t)s->nr_frames, mask, j;
-	uint64_t *k, h;
-	unsigned int i;
+/*
+ * The raw stacks' hash, per sample, so cheaper than hash_bytes() and as
+ * hard for a capture to collide: NH (the hash of UMAC: Black et al.,
+ * 1999) over the key's 32-bit halves, with a random 32-bit key per half
+ * drawn through hash_bytes()'s random key once per process: two distinct
+ * keys of the same length (the length is in word 0) have the same sum
+ * with probability 2^-32 at most, whatever the capture holds. Then a
+ * mix, so that the table's low bits depend on every bit of the sum.
+ */
+static uint32_t nh_key[2 * KEY_MAX];
+static uint64_t nh_seed;
 
-	if (f->nwords + need > f->capwords) {
-		f->capwords = (f->capwords + need) * 2;
-		f->words = xreallocarray(f->words, f->capwords, 8);
+static uint64_t fold_hash(const uint64_t *k, size_t n)
+{
+	uint64_t h = 0;
+	size_t i;
+
+	if (!nh_seed) {
+		for (i = 0; i < KEY_MAX; i++) {
+			uint64_t x = hash_bytes(&i, sizeof(i), 0x6e68);
+
+			nh_key[2 * i] = x;
+			nh_key[2 * i + 1] = x >> 32;
+		}
+		nh_seed = hash_bytes("fold", 4, 0x6e68) | 1;
 	}
-	k = f->words + f->nwords;
+	for (i = 0; i < n; i++)
+		h += (uint64_t)(uint32_t)((uint32_t)k[i] + nh_key[2 * i]) *
+		     (uint32_t)((uint32_t)(k[i] >> 32) + nh_key[2 * i + 1]);
+	h ^= nh_seed;
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	return h ^ (h >> 33);
+}
+
+/* The index of @s's comm as rendered, in f->comms. */
+static uint32_t fold_comm(struct report *rp, struct fold *f,
+			  const struct rsample *s)
+{
+	size_t n = strlen(s->comm);
+	uint64_t w = n, x = 0;
+	struct comm_slot *c;
+
+	/* the first and last 8 bytes: kworker/0:1, kworker/1:1 differ */
+	memcpy(&x, s->comm, n < 8 ? n : 8);
+	w ^= x * 0x9e3779b97f4a7c15ULL;
+	if (n > 8) {
+		memcpy(&x, s->comm + n - 8, 8);
+		w ^= x;
+	}
+	c = &f->cc[(w * 0xff51afd7ed558ccdULL) >> 58];
+	if (c->used && !memcmp(c->comm, s->comm, n + 1))
+		return c->index;
 	sb_reset(&f->comm);
 	render_comm(&rp->r, &f->comm, s->comm);
-	k[0] = intern_bytes(&f->comms, f->comm.buf, f->comm.len) |
-	       (uint64_t)s->nr_frames << 32;
+	c->index = intern_bytes(&f->comms, f->comm.buf, f->comm.len);
+	memcpy(c->comm, s->comm, n + 1);
+	c->used = true;
+	return c->index;
+}
+
+/*
+ * @s's raw stack into @k (KEY_MAX words: nr_frames is at most
+ * STACKID_MAX_DEPTH, as rsample holds); returns its length in words.
+ */
+static size_t fold_key(struct report *rp, struct fold *f,
+		       const struct rsample *s, uint64_t *k)
+{
+	unsigned int i;
+
+	k[0] = fold_comm(rp, f, s) | (uint64_t)s->nr_frames << 32;
 	k[1] = rp->o->by_cgroup ? s->cgroup_id : 0;
 	for (i = 0; i < s->nr_frames; i++) {
 		const struct rframe *fr = &s->frames[i];
@@ -100,7 +171,15 @@ static void fold_add(struct report *rp, struct fold *f,
 	/* offsets into one kernel function, cgroups named alike */
 	if (s->nr_kernel || rp->o->by_cgroup)
 		f->merge = true;
-	h = hash_bytes(k, need * 8, 0);
+	return 2 + 2 * (size_t)s->nr_frames;
+}
+
+/* Count raw stack @k (@need words, hash @h): one more, or a new one. */
+static void fold_add(struct fold *f, const uint64_t *k, size_t need,
+		     uint64_t h)
+{
+	size_t mask, j;
+
 	if ((f->n + 1) * 2 > f->nslots)
 		fold_grow(f);
 	mask = f->nslots - 1;
@@ -113,6 +192,11 @@ static void fold_add(struct report *rp, struct fold *f,
 			return;
 		}
 	}
+	if (f->nwords + need > f->capwords) {
+		f->capwords = (f->capwords + need) * 2;
+		f->words = xreallocarray(f->words, f->capwords, 8);
+	}
+	memcpy(f->words + f->nwords, k, need * 8);
 	f->tab[j] = (struct stack){ .hash = h, .count = 1, .key = f->nwords };
 	f->nwords += need;
 	f->n++;
@@ -250,14 +334,55 @@ int folded_report(struct report *rp)
 	return ret;
 }
 
+/*
+ * Samples are counted in batches, so that the table's and the arena's
+ * cache misses overlap: the batch's keys and hashes first, with the
+ * table slots they hash to prefetched, then the keys those slots hold,
+ * then each is counted in turn (fold_add(), which is all that decides).
+ */
+#define BATCH	16
+
+static void prefetch_key(const struct fold *f, size_t need, uint64_t h)
+{
+	const struct stack *st;
+	size_t i;
+
+	if (!f->nslots)
+		return;
+	st = &f->tab[h & (f->nslots - 1)];
+	if (!st->count || st->hash != h)
+		return;
+	for (i = 0; i < need; i += 8)
+		__builtin_prefetch(f->words + st->key + i);
+}
+
 int folded_each(struct report *rp, folded_fn fn, void *arg)
 {
 	struct rsample *s = xmalloc(sizeof(*s));
+	uint64_t (*keys)[KEY_MAX] = xmalloc(BATCH * sizeof(*keys));
+	struct {
+		uint64_t hash;
+		size_t need;
+	} b[BATCH];
 	struct fold f = { 0 };
+	unsigned int n, i;
 	int ret;
 
-	while ((ret = report_next_sample(rp, s)) > 0)
-		fold_add(rp, &f, s);
+	do {
+		for (n = 0; n < BATCH &&
+			    (ret = report_next_sample(rp, s)) > 0; n++) {
+			b[n].need = fold_key(rp, &f, s, keys[n]);
+			b[n].hash = fold_hash(keys[n], b[n].need);
+			if (f.nslots)
+				__builtin_prefetch(&f.tab[b[n].hash &
+							  (f.nslots - 1)]);
+		}
+		for (i = 0; i < n; i++)
+			prefetch_key(&f, b[i].need, b[i].hash);
+		for (i = 0; i < n; i++)
+			fold_add(&f, keys[i], b[i].need, b[i].hash);
+	} while (ret > 0);
+	free(keys);
 	free(s);
 	fold_lines(rp, &f, fn, arg);
 	intern_free(&f.comms);
