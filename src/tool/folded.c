@@ -206,6 +206,7 @@ static void fold_add(struct fold *f, const uint64_t *k, size_t need,
 struct line {
 	size_t off, len;
 	uint64_t count;
+	size_t rank;		/* after a sort by text: the place in it */
 };
 
 static int by_text(const void *a, const void *b, void *arena)
@@ -222,6 +223,25 @@ static int by_count(const void *a, const void *b, void *arena)
 	if (x->count != y->count)
 		return x->count > y->count ? -1 : 1;
 	return by_text(a, b, arena);
+}
+
+static int by_off(const void *a, const void *b, void *arena)
+{
+	const struct line *x = a, *y = b;
+
+	(void)arena;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* by_count() on lines in text order already, comparing no text. */
+static int by_count_rank(const void *a, const void *b, void *arena)
+{
+	const struct line *x = a, *y = b;
+
+	(void)arena;
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return x->rank < y->rank ? -1 : x->rank > y->rank;
 }
 
 static void render_stack(struct report *rp, struct fold *f, struct strbuf *sb,
@@ -278,27 +298,41 @@ static void fold_lines(struct report *rp, struct fold *f, folded_fn fn,
 	for (i = 0; i < f->nslots; i++) {
 		if (!f->tab[i].count)
 			continue;
-		lines[n].off = sb.len;
-		lines[n].count = f->tab[i].count;
-		render_stack(rp, f, &sb, f->words + f->tab[i].key);
-		lines[n].len = sb.len - 1 - lines[n].off;
-		n++;
+		lines[n].off = f->tab[i].key;
+		lines[n++].count = f->tab[i].count;
+	}
+	/* rendered in the arena's order: its keys read in turn */
+	qsort_r(lines, n, sizeof(*lines), by_off, NULL);
+	for (i = 0; i < n; i++) {
+		const uint64_t *k = f->words + lines[i].off;
+
+		lines[i].off = sb.len;
+		render_stack(rp, f, &sb, k);
+		lines[i].len = sb.len - 1 - lines[i].off;
 	}
 	arena = sb.buf;
 	m = n;
 	if (rp->sym || f->merge) {
-		/* merge the raw stacks that rendered the same */
+		/*
+		 * Merge the raw stacks that rendered the same; then, in text
+		 * order already, the sort by count compares no text.
+		 */
 		qsort_r(lines, n, sizeof(*lines), by_text, arena);
 		for (i = 0, m = 0; i < n; i++) {
 			if (m && lines[m - 1].len == lines[i].len &&
 			    !memcmp(arena + lines[m - 1].off,
-				    arena + lines[i].off, lines[i].len))
+				    arena + lines[i].off, lines[i].len)) {
 				lines[m - 1].count += lines[i].count;
-			else
-				lines[m++] = lines[i];
+			} else {
+				lines[m] = lines[i];
+				lines[m].rank = m;
+				m++;
+			}
 		}
+		qsort_r(lines, m, sizeof(*lines), by_count_rank, arena);
+	} else {
+		qsort_r(lines, m, sizeof(*lines), by_count, arena);
 	}
-	qsort_r(lines, m, sizeof(*lines), by_count, arena);
 	for (i = 0; i < m; i++)
 		fn(arg, arena + lines[i].off, lines[i].len, lines[i].count);
 	sb_free(&sb);
