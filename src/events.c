@@ -44,6 +44,13 @@ static int stackid_cpu_online(unsigned int cpu)
 		.freq = 1,
 		.sample_freq = READ_ONCE(stackid_state.freq),
 		.exclude_hv = 1,
+		/*
+		 * A guest's time is not the VMM's: with cycles, an overflow
+		 * while a vCPU thread runs guest code would be charged to
+		 * the VMM's user stack (perf record excludes guests by
+		 * default too). No effect on the software clock.
+		 */
+		.exclude_guest = 1,
 		.disabled = 0,
 	};
 	struct perf_event *ev;
