@@ -40,6 +40,7 @@
  *   sidcheck read0 | resetbusy  read() of 0 bytes; RESET_STATS rules
  *   sidcheck setfreq HZ         SET_FREQ: prints OK or the errno
  *   sidcheck mtime FILE [S NS]  print / set FILE's mtime
+ *   sidcheck perfcmp CAP PERFTXT PID MINPCT  frames against perf's
  *   sidcheck inowatch MS FILE...  inotify: reads of the FILEs for MS ms
  *   sidcheck depth FILE PID     PID's usual depth and truncated flag
  *   sidcheck tids FILE PID [walked]
@@ -1466,6 +1467,364 @@ static int cmd_inowatch(int argc, char **argv)
 	return 0;
 }
 
+/*
+ * perfcmp CAP PERFTXT PID MINPCT: stackid's user frames of PID's samples
+ * in CAP against perf --call-graph dwarf's (PERFTXT: `perf script -F
+ * pid,ip,dso --show-mmap-events`), frame by frame. Each frame becomes
+ * "FILE+OFFSET" (the file's base name; the offset in the file, callers'
+ * return addresses less one, as perf's libdw unwinder reports them; perf's
+ * addresses through its mmap events). The samplers took different
+ * samples, and where code recurses or is called from many places no two
+ * need carry the same stack: a stackid sample is comparable when perf
+ * sampled its innermost frame (the same instruction) too, and agrees when
+ * its second frame is one perf found second, each further frame's caller
+ * is one perf found for that frame (each pair of neighbouring return
+ * addresses is a pair in perf's samples; where perf never unwound from
+ * that frame, a rare caller, not judged but counted), and its walk ends
+ * at a frame where one of perf's ends. The warm-up is not judged: the
+ * recording's first half (unwind.sh: the tables come a file at a time),
+ * and samples with a file first seen less than 2 s before them.
+ */
+struct sset {
+	char *v[1 << 16];
+	unsigned int n;
+};
+
+static unsigned int ss_hash(const char *a, const char *b)
+{
+	unsigned int h = 2166136261u;
+
+	for (; *a; a++)
+		h = (h ^ (unsigned char)*a) * 16777619u;
+	for (; b && *b; b++)
+		h = (h ^ (unsigned char)*b) * 16777619u;
+	return h;
+}
+
+/* Find (or with add, insert) "A" or "A B"; false if absent (or full). */
+static int ss_find(struct sset *s, const char *a, const char *b, int add)
+{
+	unsigned int m = (1 << 16) - 1, i = ss_hash(a, b) & m, k;
+	size_t la = strlen(a);
+
+	for (k = 0; k <= m; k++, i = (i + 1) & m) {
+		char *v = s->v[i];
+
+		if (!v) {
+			if (!add || s->n >= m / 2)
+				return 0;
+			v = malloc(la + (b ? strlen(b) + 2 : 1));
+			if (!v)
+				return 0;
+			strcpy(v, a);
+			if (b) {
+				v[la] = ' ';
+				strcpy(v + la + 1, b);
+			}
+			s->v[i] = v;
+			s->n++;
+			return 1;
+		}
+		if (!strncmp(v, a, la) &&
+		    (b ? v[la] == ' ' && !strcmp(v + la + 1, b) : !v[la]))
+			return 1;
+	}
+	return 0;
+}
+
+static int ss_has(struct sset *s, const char *a, const char *b)
+{
+	return ss_find(s, a, b, 0);
+}
+
+static void ss_add(struct sset *s, const char *a, const char *b)
+{
+	ss_find(s, a, b, 1);
+}
+
+struct pc_map {
+	unsigned long long start, len, pgoff;
+	char base[64];
+};
+
+static const char *pc_base(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return b ? b + 1 : path;
+}
+
+static int cmd_perfcmp(int argc, char **argv)
+{
+	static struct pc_map maps[4096];
+	static char *pseq[65536];
+	char names[1024][41], bases[1024][64];
+	unsigned int nmaps = 0, npseq = 0, nnames = 0, pid, minpct, i, j;
+	unsigned long total = 0, comparable = 0, agree = 0, shown = 0;
+	static struct sset leaves, edges, ends, firsts, callees;
+	unsigned long unjudged = 0, young = 0;
+	static char first[256][41];
+	unsigned long long first_ns[256];
+	unsigned int nfirst = 0;
+	unsigned long nth = 0, half;
+	char line[4096], cur[8192];
+	size_t len, off, curlen = 0;
+	int insample = 0, pidok = 0;
+	struct dsample d;
+	struct iter it;
+	char *buf;
+	FILE *f;
+	long sz;
+
+	if (argc != 5)
+		return 2;
+	pid = strtoul(argv[3], NULL, 0);
+	minpct = strtoul(argv[4], NULL, 0);
+	f = fopen(argv[2], "r");
+	if (!f)
+		return 2;
+	/* perf's samples of PID, as "FILE+OFF ..." strings */
+	for (;;) {
+		char *l = fgets(line, sizeof(line), f);
+		char *m;
+
+		if (!l || line[0] != '\t') {
+			if (insample && pidok && curlen && npseq < 65536)
+				pseq[npseq++] = strdup(cur);
+			insample = 0;
+			curlen = 0;
+			cur[0] = 0;
+		}
+		if (!l)
+			break;
+		m = strstr(line, "PERF_RECORD_MMAP");
+		if (m && nmaps < 4096) {
+			unsigned int mp;
+			unsigned long long st, ln, pg;
+			char *path = strstr(m, "]: ");
+			char *nl;
+
+			m = strchr(m, ' ');
+			if (!m || !path || sscanf(m, " %u/%*u: [%llx(%llx) @ %lli",
+						  &mp, &st, &ln, &pg) != 4 ||
+			    mp != pid)
+				continue;
+			path = strchr(path + 3, ' ');	/* after the prot */
+			if (!path)
+				continue;
+			nl = strchr(path, '\n');
+			if (nl)
+				*nl = 0;
+			maps[nmaps].start = st;
+			maps[nmaps].len = ln;
+			maps[nmaps].pgoff = pg;
+			snprintf(maps[nmaps].base, sizeof(maps[0].base), "%s",
+				 pc_base(path + 1));
+			nmaps++;
+			continue;
+		}
+		if (line[0] != '\t') {
+			/* a sample's first line: its pid first */
+			insample = 1;
+			pidok = strtoul(line, NULL, 10) == pid;
+			continue;
+		}
+		if (insample && pidok) {
+			unsigned long long ip = strtoull(line + 1, NULL, 16);
+			unsigned long long o = ip;
+			char *lp = strrchr(line, '('), *rp = strrchr(line, ')');
+			const char *b = "?";
+			int k;
+
+			if (lp && rp > lp) {
+				*rp = 0;
+				b = pc_base(lp + 1);
+			}
+			if (ip >= 0x800000000000ULL || !strncmp(b, "[kernel", 7))
+				continue;
+			/*
+			 * perf prints a file's frames as offsets in it (its
+			 * map_ip()); an address in a mapping of that file
+			 * (the latest) is made one
+			 */
+			for (k = nmaps - 1; k >= 0; k--)
+				if (ip >= maps[k].start &&
+				    ip - maps[k].start < maps[k].len &&
+				    !strcmp(maps[k].base, b)) {
+					o = ip - maps[k].start + maps[k].pgoff;
+					break;
+				}
+			curlen += snprintf(cur + curlen, curlen < sizeof(cur) ?
+					   sizeof(cur) - curlen : 0,
+					   "%s%s+%llx", curlen ? " " : "", b, o);
+			if (curlen >= sizeof(cur))
+				curlen = sizeof(cur) - 1;
+		}
+	}
+	fclose(f);
+	for (j = 0; j < npseq; j++) {
+		char *q = pseq[j], *prev = NULL;
+
+		while (q) {
+			char *sp = strchr(q, ' ');
+
+			if (sp)
+				*sp = 0;
+			if (!prev)
+				ss_add(&leaves, q, NULL);
+			else if (prev == pseq[j])
+				ss_add(&firsts, q, NULL);
+			else {
+				ss_add(&edges, prev, q);
+				ss_add(&callees, prev, NULL);
+			}
+			if (!sp)
+				ss_add(&ends, q, NULL);
+			prev = q;
+			q = sp ? sp + 1 : NULL;
+		}
+	}
+	/* stackid's build-ids' base names, from the capture's path records */
+	buf = load(argv[1], &len);
+	off = len >= 8 && !memcmp(buf, "STACKIDC", 8) ? 32 : 0;
+	for (; off < len && nnames < 1024; off += sz) {
+		struct stackid_build_id_path *p;
+
+		sz = stackid_record_check(buf + off, len - off);
+		if (sz <= 0)
+			break;
+		p = (struct stackid_build_id_path *)(buf + off);
+		if (p->hdr.type != STACKID_REC_BUILD_ID_PATH)
+			continue;
+		hex(p->build_id, p->build_id_len, names[nnames]);
+		snprintf(bases[nnames], sizeof(bases[0]), "%s", pc_base(p->path));
+		nnames++;
+	}
+	/* when each build-id first appears in PID's samples */
+	iter_init(&it, buf, len);
+	for_each_sample(d, it) {
+		if (d.s->tgid != pid || !d.nu)
+			continue;
+		total++;
+		for (i = 0; i < d.nu; i++) {
+			char h[41];
+
+			if (d.frames[i].status != STACKID_FRAME_VALID)
+				continue;
+			hex(d.frames[i].build_id, d.frames[i].len, h);
+			for (j = 0; j < nfirst && strcmp(first[j], h); j++)
+				;
+			if (j == nfirst && nfirst < 256) {
+				strcpy(first[nfirst], h);
+				first_ns[nfirst++] = d.s->time_ns;
+			}
+		}
+	}
+	half = total / 2;
+	iter_init(&it, buf, len);
+	for_each_sample(d, it) {
+		size_t n = 0;
+
+		if (d.s->tgid != pid || !d.nu)
+			continue;
+		/*
+		 * The warm-up: tables come a file at a time, after its first
+		 * sample (the recorder learns its path then, and compiles
+		 * its table): the recording's first half, and a sample with
+		 * a file first seen less than 2 s before it
+		 */
+		if (nth++ < half)
+			continue;
+		for (i = 0, j = nfirst; i < d.nu && j == nfirst; i++) {
+			char h[41];
+
+			if (d.frames[i].status != STACKID_FRAME_VALID)
+				continue;
+			hex(d.frames[i].build_id, d.frames[i].len, h);
+			for (j = 0; j < nfirst; j++)
+				if (!strcmp(first[j], h) &&
+				    d.s->time_ns < first_ns[j] + 2000000000ULL)
+					break;
+		}
+		if (j < nfirst) {
+			young++;
+			continue;
+		}
+		cur[0] = 0;
+		for (i = 0; i < d.nu && n < sizeof(cur); i++) {
+			struct dframe *fr = &d.frames[i];
+			const char *b = "?";
+			char h[41];
+
+			if (fr->status == STACKID_FRAME_VALID) {
+				hex(fr->build_id, fr->len, h);
+				for (j = 0; j < nnames; j++)
+					if (!strcmp(names[j], h)) {
+						b = bases[j];
+						break;
+					}
+			}
+			n += snprintf(cur + n, sizeof(cur) - n, "%s%s+%llx",
+				      i ? " " : "", b,
+				      fr->addr - (i ? 1 : 0));
+		}
+		{
+			char *fr[STACKID_MAX_DEPTH + 1], *q = cur;
+			unsigned int nf = 0, bad = 0;
+			int cmp, ok = 1;
+
+			while (q && nf < STACKID_MAX_DEPTH) {
+				fr[nf++] = q;
+				q = strchr(q, ' ');
+				if (q)
+					*q++ = 0;
+			}
+			cmp = ss_has(&leaves, fr[0], NULL);
+			if (nf > 1 && !ss_has(&firsts, fr[1], NULL)) {
+				ok = 0;
+				bad = 0;
+			}
+			for (i = 1; i + 1 < nf && ok; i++) {
+				/* a frame perf never found a caller of */
+				if (!ss_has(&callees, fr[i], NULL)) {
+					unjudged += cmp;
+					continue;
+				}
+				if (!ss_has(&edges, fr[i], fr[i + 1])) {
+					ok = 0;
+					bad = i;
+				}
+			}
+			if (ok && !ss_has(&ends, fr[nf - 1], NULL)) {
+				ok = 0;
+				bad = nf - 1;
+			}
+			comparable += cmp;
+			agree += cmp && ok;
+			if (cmp && !ok && shown++ < 5) {
+				printf("# perfcmp: stackid (stop %u, %s)",
+				       d.s->stop, d.s->flags & STACKID_SF_DEFERRED ?
+				       "deferred" : "in the handler");
+				for (i = 0; i < nf; i++)
+					printf(" %s(%u)", fr[i], d.frames[i].how);
+				if (bad + 1 < nf)
+					printf(": %s -> %s never in perf's\n",
+					       fr[bad], fr[bad + 1]);
+				else
+					printf(": no walk of perf's ends at %s\n",
+					       fr[bad]);
+			}
+		}
+	}
+	printf("# perfcmp: perf %u samples of %u (%u mappings, %u caller edges); stackid %lu samples, the second half judged but for %lu with a file first seen less than 2 s before: %lu comparable (innermost frame among perf's), %lu agree frame by frame; %lu callers of frames perf never unwound from not judged\n",
+	       npseq, pid, nmaps, edges.n, total, young, comparable, agree, unjudged);
+	printf("%sok - frame by frame with perf: %lu of %lu comparable samples of the recording's second half (>= %u%%) (%lu%%)\n",
+	       comparable >= 20 && agree * 100 >= minpct * comparable ?
+	       "" : "not ", agree, comparable, minpct,
+	       comparable ? agree * 100 / comparable : 0);
+	return 0;
+}
+
 /* depth FILE PID: "FRAMES TRUNCATED" of PID's most common stack depth. */
 static int cmd_depth(int argc, char **argv)
 {
@@ -2217,6 +2576,8 @@ int main(int argc, char **argv)
 		return cmd_resetbusy();
 	if (!strcmp(argv[1], "mtime"))
 		return cmd_mtime(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "perfcmp"))
+		return cmd_perfcmp(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "inowatch"))
 		return cmd_inowatch(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "depth"))
