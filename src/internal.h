@@ -420,11 +420,13 @@ int stackid_test_init(void);
 void stackid_test_exit(void);
 int stackid_test_online_fault(unsigned int cpu);
 void stackid_test_disable(void);
+bool stackid_test_floor(void);
 #else
 static inline int stackid_test_init(void) { return 0; }
 static inline void stackid_test_exit(void) { }
 static inline int stackid_test_online_fault(unsigned int cpu) { return 0; }
 static inline void stackid_test_disable(void) { }
+static inline bool stackid_test_floor(void) { return false; }
 #endif
 
 #endif /* STACKID_INTERNAL_H */

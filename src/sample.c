@@ -381,5 +381,7 @@ out:
 void stackid_overflow(struct perf_event *event,
 		      struct perf_sample_data *data, struct pt_regs *regs)
 {
+	if (stackid_test_floor())
+		return;		/* make bench: the interrupt's own cost */
 	stackid_sample(regs);
 }

@@ -11,6 +11,9 @@
  *  - test_fail_cpu=N makes CPU N's online callback wait
  *    test_fail_delay_ms, then fail with -EIO: an ENABLE that fails after
  *    other CPUs' handlers have already run and queued work.
+ *  - test_floor=1 makes the overflow handler return at once, counting
+ *    its entries in test_floor_samples: `make bench`'s floor, what the
+ *    sampling interrupt costs with nothing done in it.
  *  - test_kthread_ms=N starts a kernel thread "stackid_spin" that spins
  *    in stackid_test_spin() for N ms, then sleeps until the next write
  *    or the module's exit: a kernel thread whose stack is known.
@@ -45,6 +48,32 @@ static const struct kernel_param_ops stackid_nmi_count_ops = {
 };
 module_param_cb(test_nmi_samples, &stackid_nmi_count_ops, NULL, 0444);
 MODULE_PARM_DESC(test_nmi_samples, "TEST BUILD: samples taken in NMI");
+
+static bool stackid_test_floor_on;
+module_param_named(test_floor, stackid_test_floor_on, bool, 0644);
+MODULE_PARM_DESC(test_floor, "TEST BUILD: the handler returns at once");
+
+static atomic_long_t stackid_test_floor_count = ATOMIC_LONG_INIT(0);
+static int stackid_get_floor_count(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%ld\n",
+			  atomic_long_read(&stackid_test_floor_count));
+}
+
+static const struct kernel_param_ops stackid_floor_count_ops = {
+	.get = stackid_get_floor_count,
+};
+module_param_cb(test_floor_samples, &stackid_floor_count_ops, NULL, 0444);
+MODULE_PARM_DESC(test_floor_samples, "TEST BUILD: handler entries with test_floor");
+
+/* Any context, NMI included. */
+bool stackid_test_floor(void)
+{
+	if (!READ_ONCE(stackid_test_floor_on))
+		return false;
+	atomic_long_inc(&stackid_test_floor_count);
+	return true;
+}
 
 static int stackid_test_fail_cpu = -1;
 module_param_named(test_fail_cpu, stackid_test_fail_cpu, int, 0644);

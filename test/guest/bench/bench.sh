@@ -32,22 +32,61 @@ workload() {
 	esac
 }
 
+# ns: CLOCK_MONOTONIC now
+ns() { $S now; }
+
+# ready PID: wait (at most 15 s) until `stackid record` PID has its steady
+# state: sampling on, and the unwind tables of the files it found at start
+# compiled (its CPU time grows by at most 5 ticks in 0.5 s); the workload
+# measures the profiler at work, not its start-up
+ready() {
+	local i=0 a b
+	a=$(awk '{ print $14 + $15 }' /proc/$1/stat 2>/dev/null)
+	while [ $i -lt 30 ]; do
+		sleep 0.5
+		b=$(awk '{ print $14 + $15 }' /proc/$1/stat 2>/dev/null)
+		[ -n "$b" ] && [ $i -ge 1 ] && [ $((b - a)) -le 5 ] && return
+		a=$b
+		i=$((i + 1))
+	done
+}
+
 # run PROFILER HZ WORKLOAD: the workload's elapsed ns under PROFILER;
-# leaves the profiler's output in /tmp/prof.*
+# appends "PROFILER HZ WORKLOAD NS SAMPLES" to /tmp/bench.runs (SAMPLES:
+# the samples the profiler took during the work, all CPUs: perf's own
+# count, as it records only while the workload runs; for stackid and the
+# floor, the recording's samples scaled to the work's share of its
+# time); leaves the profiler's output in /tmp/prof.*
 run() {
-	local prof=$1 hz=$2 cmd p t
+	local prof=$1 hz=$2 cmd p t n=0 t0 t1 f0 g c0 c1 c2
 	cmd=$(workload "$3")
 	case $prof in
 	none)
-		$cmd | sed -n 's/^elapsed_ns //p'
+		t=$($cmd | sed -n 's/^elapsed_ns //p')
+		echo "$prof $hz $3 $t 0" >>/tmp/bench.runs
+		echo "$t"
 		return ;;
-	perf)
-		$PERF record -g -a -F "$hz" -o /tmp/prof.perf >/tmp/prof.err 2>&1 &
-		;;
-	perf-dwarf)
+	perf|perf-dwarf)
+		# perf runs the workload once its events are on: its start-up
+		# (reading every process's mappings) is not charged to the work
 		rm -f /tmp/prof.perf
-		$PERF record --call-graph dwarf -a -F "$hz" -o /tmp/prof.perf \
-			>/tmp/prof.err 2>&1 &
+		g=-g
+		[ $prof = perf-dwarf ] && g="--call-graph dwarf"
+		t=$($PERF record $g -a -F "$hz" -o /tmp/prof.perf -- $cmd \
+			2>/tmp/prof.err | sed -n 's/^elapsed_ns //p')
+		n=$(sed -n 's/.*(\([0-9]*\) samples).*/\1/p' /tmp/prof.err | tail -n 1)
+		[ $prof = perf-dwarf ] && ls -l /tmp/prof.perf 2>/dev/null |
+			awk '{ print $5 }' >/tmp/prof.size
+		rm -f /tmp/prof.perf
+		echo "$prof $hz $3 $t ${n:-0}" >>/tmp/bench.runs
+		echo "$t"
+		return ;;
+	floor)
+		# the test build, its handler returning at once (testhook.c)
+		rmmod stackid
+		insmod /stackid/testmod/stackid.ko test_floor=1 || return
+		f0=$(cat /sys/module/stackid/parameters/test_floor_samples)
+		stackid record -F "$hz" -o /tmp/prof.cap >/tmp/prof.err 2>&1 &
 		;;
 	stackid-fp)
 		$S reset >/dev/null 2>&1
@@ -63,19 +102,58 @@ run() {
 		;;
 	esac
 	p=$!
-	sleep 1
+	t0=$(ns)
+	c0=$(awk '{ print $14 + $15 }' /proc/$p/stat 2>/dev/null)
+	ready $p
+	c1=$(awk '{ print $14 + $15 }' /proc/$p/stat 2>/dev/null)
 	t=$($cmd 2>/tmp/work.err | sed -n 's/^elapsed_ns //p')
+	c2=$(awk '{ print $14 + $15 }' /proc/$p/stat 2>/dev/null)
 	kill -INT $p
 	wait $p
+	t1=$(ns)
+	if [ $prof = floor ]; then
+		n=$(($(cat /sys/module/stackid/parameters/test_floor_samples) - f0))
+		rmmod stackid
+		load
+	else
+		n=$(sed -n 's/^ *samples *\([0-9]*\).*/\1/p' /tmp/prof.err | head -n 1)
+	fi
+	n=$(awk -v n="${n:-0}" -v t="${t:-0}" -v w=$((t1 - t0)) \
+		'BEGIN { printf "%d", (w > 0 ? n * t / w : 0) }')
+	echo "# bench run: $prof $hz Hz $3: work $t ns, $n samples in it, recording $((t1 - t0)) ns, recorder $c0 -> $c1 ticks (ready) -> $c2 (end)" >&2
 	if [ -z "$t" ]; then
 		echo "# bench: $3 under $prof at $hz Hz printed no time" >&2
 		sed 's/^/#   /' /tmp/work.err /tmp/prof.err | head -n 20 >&2
 	fi
 	echo Y >/sys/module/stackid/parameters/resolve
 	echo Y >/sys/module/stackid/parameters/kernel_frames
-	[ $prof = perf-dwarf ] && ls -l /tmp/prof.perf 2>/dev/null |
-		awk '{ print $5 }' >/tmp/prof.size && rm -f /tmp/prof.perf
+	echo "$prof $hz $3 $t $n" >>/tmp/bench.runs
 	echo "$t"
+}
+
+# tmed PROFILER HZ WORKLOAD: the median elapsed ns of PROFILER's runs
+tmed() {
+	awk -v p="$1" -v h="$2" -v w="$3" '$1 == p && $2 == h && $3 == w { print $4 }' \
+		/tmp/bench.runs | median
+}
+
+# persample PROFILER HZ WORKLOAD BARE: "SAMPLES COST" of PROFILER's runs:
+# the median of the samples it took during the work, and the median of
+# its cost per sample in us, (time - BARE) / samples, all CPUs' samples
+persample() {
+	awk -v p="$1" -v h="$2" -v w="$3" -v b="$4" '
+	$1 == p && $2 == h && $3 == w && $5 > 0 {
+		n[++k] = $5; c[k] = ($4 - b) / $5 / 1000
+	}
+	function med(a, k,  i, j, t) {
+		for (i = 2; i <= k; i++)
+			for (j = i; j > 1 && a[j - 1] > a[j]; j--) {
+				t = a[j]; a[j] = a[j - 1]; a[j - 1] = t
+			}
+		return a[int((k + 1) / 2)]
+	}
+	END { if (k) printf "%d %.1f", med(n, k), med(c, k); else print "0 0" }
+	' /tmp/bench.runs
 }
 
 # ratio A B: A / B with 3 decimals
@@ -100,6 +178,7 @@ stackid_figures() {
 }
 
 load
+rm -f /tmp/bench.runs
 [ -x $PERF ] || out "no perf in the guest: perf columns empty"
 # Work sized for about 2 s each under TCG (calibrated once).
 CHAIN_N=20 MANY_N=20 FORK_N=20 SYS_N=20 NOFP_N=20
@@ -145,18 +224,33 @@ done
 # --no-unwind-tables; on the chain without frame pointers that walk ends
 # in its first frame).
 for hz in 999 9999; do
-	base=$(for i in $(seq $REPS); do run none 0 nofp; done | median)
-	fpbase=$(for i in $(seq $REPS); do run none 0 chain; done | median)
-	fp=$(for i in $(seq $REPS); do run stackid-fp $hz chain; done | median)
-	s_fp=$(ratio "$fp" "$fpbase")
+	# interleaved: each repetition runs every configuration once, in
+	# turn, so a slow spell of the host falls on all of them alike;
+	# stackid last, whose capture and statistics are looked at below
+	profs="floor perf-dwarf stackid"
+	[ -f /stackid/testmod/stackid.ko ] || profs=${profs#floor }
+	[ -x $PERF ] || profs=$(echo $profs | sed 's/perf-dwarf //')
+	for i in $(seq $REPS); do
+		run none 0 nofp >/dev/null
+		run none 0 chain >/dev/null
+		run stackid-fp $hz chain >/dev/null
+		for prof in $profs; do
+			run $prof $hz nofp >/dev/null
+		done
+	done
+	base=$(tmed none 0 nofp)
+	fpbase=$(tmed none 0 chain)
+	s_fp=$(ratio "$(tmed stackid-fp $hz chain)" "$fpbase")
+	set -- $(persample stackid-fp $hz chain $fpbase)
+	n_stackid_fp=$1 c_stackid_fp=$2
 	line="nofp at $hz Hz: bare $(awk -v t="$base" 'BEGIN { printf "%.2f s", t / 1e9 }')"
-	s_perf_dwarf=0
-	for prof in perf-dwarf stackid stackid-fp; do
-		[ $prof = perf-dwarf ] && [ ! -x $PERF ] && continue
-		m=$(for i in $(seq $REPS); do run $prof $hz nofp; done | median)
-		s=$(ratio "$m" "$base")
+	s_perf_dwarf=0 s_floor=0
+	for prof in $profs; do
+		s=$(ratio "$(tmed $prof $hz nofp)" "$base")
 		eval "s_$(echo $prof | tr - _)=$s"
 		line="$line, $prof $s"
+		set -- $(persample $prof $hz nofp $base)
+		eval "n_$(echo $prof | tr - _)=$1 c_$(echo $prof | tr - _)=$2"
 		if [ $prof = stackid ]; then
 			stackid_figures "nofp at $hz Hz, stackid"
 			out "nofp at $hz Hz, stackid: $(grep -E 'unwind tables' /tmp/prof.err | head -n 2 | tr -s ' \n' ' ')"
@@ -166,7 +260,10 @@ for hz in 999 9999; do
 			out "nofp at $hz Hz, perf --call-graph dwarf: $(cat /tmp/prof.size 2>/dev/null) bytes of perf.data"
 	done
 	out "$line; the frame-pointer chain under stackid $s_fp (slowdowns)"
-	out "nofp at $hz Hz: overhead stackid/perf-dwarf $(awk -v a="$s_stackid" -v b="$s_perf_dwarf" 'BEGIN { printf "%.2f", (b > 1 ? (a - 1) / (b - 1) : 0) }'), tables/frame pointers on the same chain $(awk -v a="$s_stackid" -v b="$s_fp" 'BEGIN { printf "%.2f", (b > 1 ? (a - 1) / (b - 1) : 0) }') (overhead ratios)"
+	out "nofp at $hz Hz: samples during the work (medians, all CPUs): floor ${n_floor:-?}, perf-dwarf ${n_perf_dwarf:-?}, stackid ${n_stackid:-?}, stackid-fp ${n_stackid_fp:-?}"
+	out "nofp at $hz Hz: cost per sample (us, workload time / samples): floor ${c_floor:-?}, perf-dwarf ${c_perf_dwarf:-?}, stackid ${c_stackid:-?}, stackid-fp ${c_stackid_fp:-?}"
+	out "nofp at $hz Hz: per sample above the floor: stackid/perf-dwarf $(awk -v a="${c_stackid:-0}" -v b="${c_perf_dwarf:-0}" -v f="${c_floor:-0}" 'BEGIN { printf "%.2f", (b - f > 0 ? (a - f) / (b - f) : 0) }'), tables/frame pointers $(awk -v a="${c_stackid:-0}" -v b="${c_stackid_fp:-0}" -v f="${c_floor:-0}" 'BEGIN { printf "%.2f", (b - f > 0 ? (a - f) / (b - f) : 0) }') (cost ratios)"
+	out "nofp at $hz Hz: overhead stackid/perf-dwarf $(awk -v a="$s_stackid" -v b="$s_perf_dwarf" 'BEGIN { printf "%.2f", (b > 1 ? (a - 1) / (b - 1) : 0) }'), above the floor $(awk -v a="$s_stackid" -v b="$s_perf_dwarf" -v f="$s_floor" 'BEGIN { printf "%.2f", (b > f ? (a - f) / (b - f) : 0) }'), tables/frame pointers on the same chain $(awk -v a="$s_stackid" -v b="$s_fp" 'BEGIN { printf "%.2f", (b > 1 ? (a - 1) / (b - 1) : 0) }') (overhead ratios)"
 done
 rmmod stackid
 pass "bench ran"
