@@ -9,14 +9,17 @@
  * 256 notes, 64 bytes a read.
  *
  * Files whose address space cannot read a folio in (shmem: tmpfs, memfd,
- * an initramfs root) and FUSE files are read from the page cache only,
- * without I/O, which is where a mapped file's pages are. Nothing here
+ * an initramfs on tmpfs) and FUSE files are read from the page cache
+ * only, without I/O: a page of such a file that was swapped out is not
+ * read (its frames stay raw, READ_ERROR, until it is back). Nothing here
  * goes through the file's read path (kernel_read()): that asks the LSMs
  * and fsnotify first, so a fanotify permission listener sampled on its
  * own memfd would wait for itself (and every listener would see reads
  * the process never made); a relay or vmcore read would consume data;
  * and a FUSE server sampled on its own file would wait for itself too.
- * hugetlbfs indexes its page cache by huge page before 6.7: not read.
+ * hugetlbfs (its page cache indexed by huge page before 6.7) is never
+ * read: stackid_vma_file() refuses it. A page poisoned by a memory error
+ * is never read either.
  */
 #include <linux/fs.h>
 #include <linux/pagemap.h>
@@ -78,6 +81,8 @@ static int stackid_src_read(void *ctx, u64 off, void *buf, u32 len)
 		if (IS_ERR(folio))
 			return PTR_ERR(folio) == -EAGAIN ? -EAGAIN : -EIO;
 		in = off - stackid_folio_pos(folio);
+		if (stackid_folio_poisoned(folio, in))
+			return -EIO;
 		n = min_t(size_t, len, PAGE_SIZE - offset_in_page(in));
 		src = stackid_kmap_local_folio(folio, in);
 		memcpy(dst, src, n);

@@ -141,6 +141,20 @@ static inline void *stackid_kmap_local_folio(struct folio *folio,
 #endif
 }
 
+/*
+ * Whether the page of @folio that holds byte @offset was poisoned by a
+ * memory error. shmem keeps such pages in its page cache (since 5.16),
+ * and reading one with a plain copy is a fatal machine check.
+ */
+static inline bool stackid_folio_poisoned(struct folio *folio, size_t offset)
+{
+#ifdef STACKID_HAS_FOLIO
+	return PageHWPoison(folio_page(folio, offset >> PAGE_SHIFT));
+#else
+	return PageHWPoison(stackid_folio_page(folio));
+#endif
+}
+
 static inline void stackid_kunmap_local(void *addr)
 {
 #ifdef STACKID_HAS_FOLIO

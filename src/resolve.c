@@ -33,7 +33,8 @@
  * @vma: a VMA of the sampled mm, under its mmap_lock
  * @reason: set when NULL is returned
  *
- * Only regular files on ordinary page cache: no DAX, no secretmem, no
+ * Only regular files on ordinary page cache: no DAX, no hugetlbfs (whose
+ * page cache is indexed by huge page before 6.7), no secretmem, no
  * inaccessible (guest_memfd) mappings.
  */
 struct file *stackid_vma_file(struct vm_area_struct *vma, int *reason)
@@ -47,6 +48,7 @@ struct file *stackid_vma_file(struct vm_area_struct *vma, int *reason)
 	}
 	inode = file_inode(file);
 	if (!S_ISREG(inode->i_mode) || IS_DAX(inode) ||
+	    inode->i_sb->s_magic == HUGETLBFS_MAGIC ||
 	    stackid_is_secretmem(inode) ||
 	    stackid_mapping_inaccessible(file->f_mapping)) {
 		*reason = STACKID_IP_NOT_REGULAR;

@@ -64,7 +64,7 @@ static const struct kernel_param_ops stackid_floor_count_ops = {
 	.get = stackid_get_floor_count,
 };
 module_param_cb(test_floor_samples, &stackid_floor_count_ops, NULL, 0444);
-MODULE_PARM_DESC(test_floor_samples, "TEST BUILD: handler entries with test_floor");
+MODULE_PARM_DESC(test_floor_samples, "TEST BUILD: test_floor entries");
 
 /* Any context, NMI included. */
 bool stackid_test_floor(void)
