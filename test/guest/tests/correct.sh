@@ -143,18 +143,22 @@ unset LD_LIBRARY_PATH
 $S inowatch 120000 /tmp/shm/chain64 /tmp/shm/libchain64.so >/tmp/inow.out &
 w=$!
 i=0
-while ! grep -q watching /tmp/inow.out && [ $i -lt 100 ]; do
+while ! grep -q 'watching\|noinotify' /tmp/inow.out && [ $i -lt 100 ]; do
 	sleep 0.1
 	i=$((i + 1))
 done
 record /tmp/ino -F 199 -p "$pid" -d 1500
-kill -TERM $w
+kill -TERM $w 2>/dev/null
 wait $w
 kill "$pid"
 wait "$pid" 2>/dev/null
 $S chain /tmp/ino.rec "$pid" chain64 /stackid/expect/chain64 80
-check "tmpfs: build-ids read without reading the files ($(grep access /tmp/inow.out))" \
-	grep -qx "access 0" /tmp/inow.out
+if grep -q noinotify /tmp/inow.out; then
+	pass "tmpfs: build-ids read without reading the files # SKIP no inotify in this kernel ($(cat /tmp/inow.out))"
+else
+	check "tmpfs: build-ids read without reading the files ($(grep access /tmp/inow.out))" \
+		grep -qx "access 0" /tmp/inow.out
+fi
 umount /tmp/shm
 
 # --- A rewritten file with its old mtime put back (same size, same
