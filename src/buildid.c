@@ -106,11 +106,10 @@ static int stackid_src_read(void *ctx, u64 off, void *buf, u32 len)
  */
 int stackid_read_build_id(struct file *file, u8 *id, u8 *len)
 {
-	unsigned long magic = file_inode(file)->i_sb->s_magic;
 	struct stackid_file_src s = {
 		.file = file,
 		.size = i_size_read(file_inode(file)),
-		.no_io = magic == FUSE_SUPER_MAGIC ||
+		.no_io = file_inode(file)->i_sb->s_magic == FUSE_SUPER_MAGIC ||
 			 !stackid_can_read_folio(file->f_mapping),
 	};
 	struct stackid_elf_src src = { .read = stackid_src_read, .ctx = &s };
@@ -118,9 +117,6 @@ int stackid_read_build_id(struct file *file, u8 *id, u8 *len)
 	int err;
 
 	might_sleep();
-	*len = 0;
-	if (magic == HUGETLBFS_MAGIC)
-		return -EIO;
 	err = stackid_elf_build_id(&src, id, &n);
 	if (s.folio)
 		stackid_folio_put(s.folio);

@@ -37,16 +37,19 @@ static bool stackid_test_nmi_on;
 module_param_named(test_nmi, stackid_test_nmi_on, bool, 0644);
 MODULE_PARM_DESC(test_nmi, "TEST BUILD: sample from unknown NMIs while enabled");
 
-static atomic_long_t stackid_test_nmi_count = ATOMIC_LONG_INIT(0);
-static int stackid_get_nmi_count(char *buf, const struct kernel_param *kp)
+/* A read-only counter parameter: its arg is the atomic_long_t. */
+static int stackid_get_count(char *buf, const struct kernel_param *kp)
 {
-	return sysfs_emit(buf, "%ld\n", atomic_long_read(&stackid_test_nmi_count));
+	return sysfs_emit(buf, "%ld\n", atomic_long_read(kp->arg));
 }
 
-static const struct kernel_param_ops stackid_nmi_count_ops = {
-	.get = stackid_get_nmi_count,
+static const struct kernel_param_ops stackid_count_ops = {
+	.get = stackid_get_count,
 };
-module_param_cb(test_nmi_samples, &stackid_nmi_count_ops, NULL, 0444);
+
+static atomic_long_t stackid_test_nmi_count = ATOMIC_LONG_INIT(0);
+module_param_cb(test_nmi_samples, &stackid_count_ops, &stackid_test_nmi_count,
+		0444);
 MODULE_PARM_DESC(test_nmi_samples, "TEST BUILD: samples taken in NMI");
 
 static bool stackid_test_floor_on;
@@ -54,16 +57,8 @@ module_param_named(test_floor, stackid_test_floor_on, bool, 0644);
 MODULE_PARM_DESC(test_floor, "TEST BUILD: the handler returns at once");
 
 static atomic_long_t stackid_test_floor_count = ATOMIC_LONG_INIT(0);
-static int stackid_get_floor_count(char *buf, const struct kernel_param *kp)
-{
-	return sysfs_emit(buf, "%ld\n",
-			  atomic_long_read(&stackid_test_floor_count));
-}
-
-static const struct kernel_param_ops stackid_floor_count_ops = {
-	.get = stackid_get_floor_count,
-};
-module_param_cb(test_floor_samples, &stackid_floor_count_ops, NULL, 0444);
+module_param_cb(test_floor_samples, &stackid_count_ops,
+		&stackid_test_floor_count, 0444);
 MODULE_PARM_DESC(test_floor_samples, "TEST BUILD: test_floor entries");
 
 /* Any context, NMI included. */
