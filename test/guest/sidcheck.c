@@ -257,17 +257,18 @@ static long settle_cache(int fd, FILE *out, char *buf, size_t bufsz,
 	return n;
 }
 
-static volatile sig_atomic_t record_stop;
+/* record and inowatch: a signal asks them to stop */
+static volatile sig_atomic_t stop_asked;
 
-static void on_record_stop(int sig)
+static void on_stop(int sig)
 {
 	(void)sig;
-	record_stop = 1;
+	stop_asked = 1;
 }
 
 static int cmd_record(int argc, char **argv)
 {
-	struct sigaction sa = { .sa_handler = on_record_stop };
+	struct sigaction sa = { .sa_handler = on_stop };
 	unsigned int hz = 0, ms = 1000, mid = 0, settle = 0;
 	struct stackid_filter flt = { 0 };
 	size_t bufsz = 1 << 20;
@@ -311,7 +312,7 @@ static int cmd_record(int argc, char **argv)
 	end = now_ms() + ms;
 	if (mid)
 		midat = now_ms() + mid;
-	while (now_ms() < end && !record_stop) {
+	while (now_ms() < end && !stop_asked) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
 		long long left = (midat ? midat : end) - now_ms();
 
@@ -1114,29 +1115,50 @@ static int cmd_errors(void)
 	return 0;
 }
 
-/* Build-id -> path records of a capture file (after its 32-byte header). */
+/*
+ * The next build-id -> path record of a file (raw, or a capture: its
+ * 32-byte header skipped) from *@off on, or NULL at the end; *@bad set
+ * on a record that is not one.
+ */
+static struct stackid_build_id_path *next_path(char *buf, size_t len,
+					      size_t *off, int *bad)
+{
+	struct stackid_build_id_path *p;
+	long sz;
+
+	if (!*off && len >= 8 && !memcmp(buf, "STACKIDC", 8))
+		*off = 32;
+	for (; *off < len; *off += sz) {
+		sz = stackid_record_check(buf + *off, len - *off);
+		if (sz <= 0) {
+			*bad = 1;
+			return NULL;
+		}
+		p = (struct stackid_build_id_path *)(buf + *off);
+		if (p->hdr.type == STACKID_REC_BUILD_ID_PATH) {
+			*off += sz;
+			return p;
+		}
+	}
+	return NULL;
+}
+
+/* Build-id -> path records of a capture file. */
 static int cmd_paths(int argc, char **argv)
 {
 	struct stackid_build_id_path *p;
-	size_t len, off;
+	size_t len, off = 0;
+	int bad = 0;
 	char *buf, h[41];
-	long sz;
 
 	if (argc != 2)
 		return 2;
 	buf = load(argv[1], &len);
-	off = len >= 8 && !memcmp(buf, "STACKIDC", 8) ? 32 : 0;
-	for (; off < len; off += sz) {
-		sz = stackid_record_check(buf + off, len - off);
-		if (sz <= 0)
-			return 3;
-		p = (struct stackid_build_id_path *)(buf + off);
-		if (p->hdr.type != STACKID_REC_BUILD_ID_PATH)
-			continue;
+	while ((p = next_path(buf, len, &off, &bad))) {
 		hex(p->build_id, p->build_id_len, h);
 		printf("%s %s\n", h, p->path);
 	}
-	return 0;
+	return bad ? 3 : 0;
 }
 
 /*
@@ -1406,14 +1428,6 @@ static int cmd_mtime(int argc, char **argv)
 	return utimensat(AT_FDCWD, argv[1], ts, 0) ? 2 : 0;
 }
 
-static volatile sig_atomic_t ino_stop;
-
-static void ino_term(int sig)
-{
-	(void)sig;
-	ino_stop = 1;
-}
-
 /*
  * inowatch MS FILE...: watch the FILEs with inotify for MS ms or until
  * SIGTERM (after printing "watching"); then print "access N": the reads
@@ -1422,7 +1436,7 @@ static void ino_term(int sig)
  */
 static int cmd_inowatch(int argc, char **argv)
 {
-	struct sigaction sa = { .sa_handler = ino_term };
+	struct sigaction sa = { .sa_handler = on_stop };
 	struct timespec t0, t;
 	unsigned long n = 0;
 	long ms, left;
@@ -1447,7 +1461,7 @@ static int cmd_inowatch(int argc, char **argv)
 	printf("watching\n");
 	fflush(stdout);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	while (!ino_stop) {
+	while (!stop_asked) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
 		ssize_t r;
 		char *q;
@@ -1572,13 +1586,13 @@ static int cmd_perfcmp(int argc, char **argv)
 	unsigned int nfirst = 0;
 	unsigned long nth = 0, half;
 	char line[4096], cur[8192];
-	size_t len, off, curlen = 0;
-	int insample = 0, pidok = 0;
+	struct stackid_build_id_path *p;
+	size_t len, off = 0, curlen = 0;
+	int insample = 0, pidok = 0, bad = 0;
 	struct dsample d;
 	struct iter it;
 	char *buf;
 	FILE *f;
-	long sz;
 
 	if (argc != 5)
 		return 2;
@@ -1690,16 +1704,7 @@ static int cmd_perfcmp(int argc, char **argv)
 	}
 	/* stackid's build-ids' base names, from the capture's path records */
 	buf = load(argv[1], &len);
-	off = len >= 8 && !memcmp(buf, "STACKIDC", 8) ? 32 : 0;
-	for (; off < len && nnames < 1024; off += sz) {
-		struct stackid_build_id_path *p;
-
-		sz = stackid_record_check(buf + off, len - off);
-		if (sz <= 0)
-			break;
-		p = (struct stackid_build_id_path *)(buf + off);
-		if (p->hdr.type != STACKID_REC_BUILD_ID_PATH)
-			continue;
+	while (nnames < 1024 && (p = next_path(buf, len, &off, &bad))) {
 		hex(p->build_id, p->build_id_len, names[nnames]);
 		snprintf(bases[nnames], sizeof(bases[0]), "%s", pc_base(p->path));
 		nnames++;

@@ -35,16 +35,19 @@ workload() {
 # ns: CLOCK_MONOTONIC now
 ns() { $S now; }
 
+# ticks PID: the user + system CPU time of PID, in clock ticks
+ticks() { awk '{ print $14 + $15 }' /proc/$1/stat 2>/dev/null; }
+
 # ready PID: wait (at most 15 s) until `stackid record` PID has its steady
 # state: sampling on, and the unwind tables of the files it found at start
 # compiled (its CPU time grows by at most 5 ticks in 0.5 s); the workload
 # measures the profiler at work, not its start-up
 ready() {
 	local i=0 a b
-	a=$(awk '{ print $14 + $15 }' /proc/$1/stat 2>/dev/null)
+	a=$(ticks $1)
 	while [ $i -lt 30 ]; do
 		sleep 0.5
-		b=$(awk '{ print $14 + $15 }' /proc/$1/stat 2>/dev/null)
+		b=$(ticks $1)
 		[ -n "$b" ] && [ $i -ge 1 ] && [ $((b - a)) -le 5 ] && return
 		a=$b
 		i=$((i + 1))
@@ -103,11 +106,11 @@ run() {
 	esac
 	p=$!
 	t0=$(ns)
-	c0=$(awk '{ print $14 + $15 }' /proc/$p/stat 2>/dev/null)
+	c0=$(ticks $p)
 	ready $p
-	c1=$(awk '{ print $14 + $15 }' /proc/$p/stat 2>/dev/null)
+	c1=$(ticks $p)
 	t=$($cmd 2>/tmp/work.err | sed -n 's/^elapsed_ns //p')
-	c2=$(awk '{ print $14 + $15 }' /proc/$p/stat 2>/dev/null)
+	c2=$(ticks $p)
 	kill -INT $p
 	wait $p
 	t1=$(ns)
