@@ -103,5 +103,17 @@ else
 	ko=$(find "$d/dkms/install/$k" -name 'stackid.ko*')
 	check "autoinstall for $k: installed ${ko#$d/dkms/install/}" test -n "$ko"
 	[ $rc = 0 ] && [ -n "$ko" ] || tail -n 20 "$d/log" | sed 's/^/# /'
+	# As on every system after the package's postinst: installed for
+	# one kernel, autoinstall for one it cannot support must still skip
+	# (DKMS then reads dkms.conf with $kernelver the installed kernel's).
+	dk autoinstall -k "$old" --kernelsourcedir "$d/old" --no-depmod >"$d/log" 2>&1
+	rc=$?
+	check "installed for $k, autoinstall for $old: skipped cleanly (exit $rc)" \
+		test $rc = 0 -a ! -e "$d/dkms/tree/stackid/$ver/$old"
+	[ $rc = 0 ] || tail -n 5 "$d/log" | sed 's/^/# /'
+	dk autoinstall -k "$noperf" --kernelsourcedir "$d/noperf" --no-depmod >"$d/log" 2>&1
+	rc=$?
+	check "installed for $k, autoinstall for a kernel without CONFIG_PERF_EVENTS: skipped (exit $rc)" \
+		test $rc = 0 -a ! -e "$d/dkms/tree/stackid/$ver/$noperf"
 fi
 echo "1..$n"
