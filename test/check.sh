@@ -8,10 +8,14 @@
 #      test/kernels.conf, with the module built and installed by DKMS;
 #   3. the same suite on the KASAN + lockdep debug kernel
 #      (test/debug-kernel.sh, test/DEBUG-KERNEL.md), line "debug";
-#   4. the build-only matrix (test/matrix.sh): every amd64 headers package
+#   4. a real Debian 12 system (test/system.sh, line "system"): the
+#      packages of `make deb` installed with apt in a guest booted with
+#      systemd, DKMS building in it, the service, reboots, a second
+#      kernel, purge;
+#   5. the build-only matrix (test/matrix.sh): every amd64 headers package
 #      of the releases test/kernels.conf names, built or covered by the
 #      package built for its group, line "matrix";
-#   5. that none of it touched the host's DKMS tree, /usr/src or
+#   6. that none of it touched the host's DKMS tree, /usr/src or
 #      /lib/modules.
 # KLINES="6.12 debug" runs only those kernel lines (default: all, and
 # the matrix).
@@ -27,7 +31,7 @@ cd "$top"
 passed=0
 failed=0
 t_all=$(date +%s)
-all_lines="$(kernel_versions | cut -d' ' -f1 | xargs) debug matrix"
+all_lines="$(kernel_versions | cut -d' ' -f1 | xargs) debug system matrix"
 klines=${KLINES:-$all_lines}
 
 # A debug kernel not built yet needs about 2 GB of cache disk.
@@ -111,6 +115,22 @@ case " $klines " in
 		echo "not ok - build the debug kernel"
 		failed=$((failed + 1))
 	fi
+	;;
+esac
+
+case " $klines " in
+*" system "*)
+	t0=$(date +%s)
+	echo "# Debian 12 system: make deb, then test/system.sh"
+	if make -s deb >build/deb.log 2>&1; then
+		test/system.sh build/deb 2>&1 | tee build/system.log
+		count build/system.log
+	else
+		tail -n 30 build/deb.log
+		echo "not ok - make deb"
+		failed=$((failed + 1))
+	fi
+	stage "Debian system (apt, DKMS, systemd, reboots, purge)" $t0
 	;;
 esac
 

@@ -42,6 +42,10 @@
  *   sidcheck mtime FILE [S NS]  print / set FILE's mtime
  *   sidcheck perfcmp CAP PERFTXT PID MINPCT  frames against perf's
  *   sidcheck inowatch MS FILE...  inotify: reads of the FILEs for MS ms
+ *   sidcheck capend FILE  a capture of `stackid record`: "records N
+ *       end yes|no" (its last record is the recorder's CAPTURE_REC_END,
+ *       the mark of a file closed cleanly); exit 1 if not, or if a
+ *       record's size runs past the file or is not a multiple of 8
  *   sidcheck depth FILE PID     PID's usual depth and truncated flag
  *   sidcheck tids FILE PID [walked]
  *                               the threads of PID that were sampled
@@ -2532,6 +2536,40 @@ static int cmd_mmapcheck(void)
 	return 0;
 }
 
+/* capend FILE: see the usage above. */
+static int cmd_capend(int argc, char **argv)
+{
+	const struct stackid_record_hdr *h = NULL;
+	size_t len, off = 32;
+	unsigned long n = 0;
+	char *buf;
+
+	if (argc != 2)
+		return 2;
+	buf = load(argv[1], &len);
+	if (len < 32 || memcmp(buf, "STACKIDC", 8)) {
+		printf("records 0 end no (not a capture)\n");
+		return 1;
+	}
+	while (off + sizeof(*h) <= len) {
+		h = (const void *)(buf + off);
+		if (h->size < sizeof(*h) || h->size % 8 || h->size > len - off) {
+			printf("records %lu end no (bad record at byte %zu)\n",
+			       n, off);
+			return 1;
+		}
+		off += h->size;
+		n++;
+	}
+	/* CAPTURE_REC_END of src/tool/capture.h */
+	if (off != len || !h || h->type != 0x8002) {
+		printf("records %lu end no\n", n);
+		return 1;
+	}
+	printf("records %lu end yes\n", n);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int fd;
@@ -2589,6 +2627,8 @@ int main(int argc, char **argv)
 		return cmd_perfcmp(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "inowatch"))
 		return cmd_inowatch(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "capend"))
+		return cmd_capend(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "depth"))
 		return cmd_depth(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "tids"))

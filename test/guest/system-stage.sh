@@ -1,0 +1,260 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# test/system.sh's stages, inside the Debian 12 guest: run by the image's
+# sidtest-driver.service at each boot, from the second disk (/e2e: the .deb
+# files, the programs, env with K1 and K2). Which boot this is comes from
+# /var/lib/sidtest/stage. TAP lines without numbers (test/system.sh
+# numbers them), "# " comments, and last "# next: reboot" or
+# "# next: done" before the guest reboots or powers off.
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export DEBIAN_FRONTEND=noninteractive LC_ALL=C.UTF-8
+. /e2e/env
+state=/var/lib/sidtest
+mkdir -p $state
+stage=$(cat $state/stage 2>/dev/null || echo 1)
+caps=/var/lib/stackid/captures
+ok() { echo "ok - $*"; }
+nok() { echo "not ok - $*"; }
+check() { if [ "$1" = 0 ]; then shift; ok "$@"; else shift; nok "$@"; fi; }
+say() { echo "# $*"; }
+t0=$(date +%s)
+since() { echo $(($(date +%s) - $1)); }
+
+# logged LOG CMD...: run CMD into LOG, which the kernel log (so the
+# harness's console-N.log, with times) follows; CMD's exit status.
+logged() {
+	local log=$1 rc tp
+	shift
+	: >"$log"
+	tail -n +1 -f "$log" 2>/dev/null | while IFS= read -r l; do
+		echo "sidtest: $l" >/dev/kmsg
+	done 2>/dev/null &
+	tp=$!
+	"$@" >"$log" 2>&1
+	rc=$?
+	sleep 1
+	kill $tp 2>/dev/null
+	pkill -f "tail -n +1 -f $log" 2>/dev/null
+	return $rc
+}
+
+# wait_for SECONDS CMD...: until CMD succeeds; 1 if it never did.
+wait_for() {
+	local n=$1
+	shift
+	while ! "$@"; do
+		n=$((n - 1))
+		[ $n -gt 0 ] || return 1
+		sleep 1
+	done
+}
+
+# closed captures newer than the file $state/mark
+new_caps() { find $caps -maxdepth 1 -name 'stackid-*.cap' -newer $state/mark | sort; }
+two_new_caps() { [ "$(new_caps | wc -l)" -ge 2 ]; }
+
+# whole_stacks FILE: the workload's samples in FILE that reach main
+# through libc's qsort (Debian's libc: no frame pointers), of all its
+# samples in cmp: "N of M"; 0 if at least 80 % of at least 10.
+whole_stacks() {
+	stackid report -i "$1" --format folded 2>/dev/null | awk '
+		$0 ~ /^nofp_qsort;/ && $0 ~ /;cmp [0-9]+$/ {
+			n = $NF; all += n
+			if ($0 ~ /;main;run;.*qsort/) whole += n
+		}
+		END { printf "%d of %d\n", whole, all
+			exit !(all >= 10 && whole * 100 >= all * 80) }'
+}
+
+# no_errors: nothing at priority err or worse from the services in this
+# boot, and no kernel warning at all.
+no_errors() {
+	local j k
+	j=$(journalctl -b -q --no-pager -p err -u stackid.service \
+		-u stackid-push.service 2>&1)
+	# DKMS signs the module with its own key (/var/lib/dkms/mok.pub);
+	# a kernel that was not told to trust it says so once when it
+	# loads it: the README's Secure Boot section, not an error.
+	k=$(journalctl -b -q --no-pager -k 2>&1 | grep -v ' sidtest: ' |
+		grep -v 'stackid: module verification failed: signature and/or required key missing' |
+		grep -E 'WARNING:|BUG:|Call Trace|stackid.*(error|fail)')
+	check $([ -z "$j$k" ]; echo $?) "the journal shows no error from the services or the kernel${j:+: $j}${k:+: $k}"
+}
+
+loaded() { grep -q '^stackid ' /proc/modules; }
+states() { echo $(systemctl is-active stackid.service stackid-push.service); }
+both_active() { [ "$(states)" = "active active" ]; }
+
+# start_work: the qsort program, as a service of its own
+start_work() {
+	systemctl stop e2e-work.service 2>/dev/null
+	systemd-run -q --unit=e2e-work /usr/local/bin/nofp_qsort
+}
+
+case $stage in
+1)
+	say "boot 1: $(uname -r), systemd $(systemctl --version | head -n 1)"
+	[ "$(uname -r)" = "$K1" ] && [ "$(cat /proc/1/comm)" = systemd ]
+	check $? "booted Debian's $K1 with systemd as init"
+	cp /e2e/bin/* /usr/local/bin/
+	cp /e2e/debs/*.deb /tmp/
+	t=$(date +%s)
+	logged $state/apt1.log apt-get install -y -q /tmp/stackid-dkms_*_all.deb \
+		/tmp/stackid_*_amd64.deb
+	rc=$?
+	check $rc "apt install ./stackid-dkms_*.deb ./stackid_*.deb ($(since $t) s)"
+	[ $rc = 0 ] || tail -n 30 $state/apt1.log | sed 's/^/# /'
+	st=$(dkms status stackid 2>/dev/null)
+	echo "$st" | grep -q ", $K1, x86_64: installed" &&
+		[ -f /lib/modules/$K1/updates/dkms/stackid.ko ]
+	check $? "DKMS built and installed the module in the guest for $K1 ($st)"
+	! loaded && [ "$(systemctl is-enabled stackid.service)" = disabled ] &&
+		[ "$(systemctl is-enabled stackid-push.service)" = disabled ]
+	check $? "installed off: services disabled, module not loaded"
+
+	# README: set the URL (and here a short rotation) in
+	# /etc/default/stackid, then enable --now.
+	sed -i -e 's|^STACKID_URL=.*|STACKID_URL=http://127.0.0.1:4040|' \
+		-e 's|^STACKID_ROTATE=.*|STACKID_ROTATE=5|' \
+		-e 's|^STACKID_PUSH_OPTS=.*|STACKID_PUSH_OPTS="--interval 2 --label test=e2e"|' \
+		/etc/default/stackid
+	systemd-run -q --unit=e2e-ingest /usr/local/bin/ingest 4040 $state/ingest.log
+	start_work
+	touch $state/mark
+	systemctl enable --now stackid.service >$state/enable.log 2>&1
+	check $? "systemctl enable --now stackid"
+	wait_for 30 loaded && wait_for 30 both_active
+	check $? "the service loaded the module; stackid and stackid-push are active ($(states))"
+	wait_for 120 two_new_caps
+	check $? "records with rotation: $(new_caps | wc -l) closed captures in $caps"
+	f=$(new_caps | sed -n 2p)
+	w=$(whole_stacks "$f")
+	check $? "the second capture has whole stacks through libc: $w of nofp_qsort's samples in cmp reach main"
+	# name=stackid.cpu{host=sidtest,test=e2e}, URL-encoded
+	wait_for 60 grep -q '^POST /ingest?name=stackid\.cpu%7B.*host%3Dsidtest' $state/ingest.log
+	check $? "stackid-push shipped the closed captures to the ingest endpoint on loopback"
+	say "ingest: $(wc -l <$state/ingest.log) requests, first: $(head -n 1 $state/ingest.log)"
+	grep '^POST ' $state/ingest.log | awk '$3 > 0 && $2 ~ /format=pprof/ && $2 ~ /test%3De2e/ {n++} END {exit !n}'
+	check $? "the requests carry pprof bodies with the configured labels"
+	no_errors
+	echo 2 >$state/stage
+	say "boot 1 took $(since $t0) s"
+	echo "# next: reboot"
+	sync
+	systemctl reboot
+	;;
+2)
+	say "boot 2: $(uname -r)"
+	touch $state/mark
+	[ "$(uname -r)" = "$K1" ] && loaded &&
+		[ "$(modinfo -n stackid)" = /lib/modules/$K1/updates/dkms/stackid.ko ]
+	check $? "after reboot, the module is loaded again ($(modinfo -n stackid 2>&1))"
+	wait_for 30 both_active
+	check $? "after reboot, stackid and stackid-push are active by themselves ($(states))"
+	wait_for 60 two_new_caps
+	check $? "the service records again: $(new_caps | wc -l) captures closed in this boot"
+
+	t=$(date +%s)
+	# from local files, as the first packages (apt's _apt user cannot
+	# read /root); without the image's recommendation of apparmor, which
+	# this offline guest cannot fetch
+	cp /root/kernel2/*.deb /tmp/
+	logged $state/apt2.log apt-get install -y -q \
+		-o APT::Install-Recommends=false /tmp/linux-*.deb
+	rc=$?
+	check $rc "apt install the second kernel, $K2, and its headers ($(since $t) s)"
+	[ $rc = 0 ] || tail -n 30 $state/apt2.log | sed 's/^/# /'
+	st=$(dkms status stackid 2>/dev/null)
+	echo "$st" | grep -q ", $K2, x86_64: installed" &&
+		modinfo -F vermagic /lib/modules/$K2/updates/dkms/stackid.ko |
+		grep -q "^$K2 "
+	check $? "DKMS autoinstall built the module for $K2 ($(echo "$st" | grep -F "$K2"))"
+	[ "$(readlink /vmlinuz)" = "boot/vmlinuz-$K2" ]
+	check $? "/vmlinuz points at $K2 (the next boot's kernel)"
+
+	# A kernel stackid cannot support (dkms.conf's BUILD_EXCLUSIVE):
+	# what a kernel package's postinst runs for it must succeed and
+	# build nothing. Its headers: the first kernel's, so that only the
+	# version decides.
+	kx=4.19.0-99-amd64
+	mkdir -p /lib/modules/$kx
+	ln -sfn /usr/src/linux-headers-$K1 /lib/modules/$kx/build
+	out=$( { /etc/kernel/header_postinst.d/dkms $kx &&
+		/etc/kernel/postinst.d/dkms $kx; } 2>&1)
+	rc=$?
+	[ $rc = 0 ] && ! dkms status stackid | grep -q "$kx" &&
+		[ ! -e /lib/modules/$kx/updates/dkms/stackid.ko ]
+	check $? "a kernel it cannot support ($kx) is skipped: the kernel hooks exit $rc, nothing built${out:+ (}$(echo "$out" | tail -n 1)${out:+)}"
+	dkms build stackid/$(dkms status stackid | sed -n '1s|^stackid/\([^,]*\),.*|\1|p') \
+		-k $kx >$state/excl.log 2>&1
+	rc=$?
+	[ $rc = 77 ] && grep -q BUILD_EXCLUSIVE $state/excl.log
+	check $? "dkms build for $kx stops with BUILD_EXCLUSIVE (exit $rc)"
+	rm -rf /lib/modules/$kx
+	no_errors
+	echo 3 >$state/stage
+	say "boot 2 took $(since $t0) s"
+	echo "# next: reboot"
+	sync
+	systemctl reboot
+	;;
+3)
+	say "boot 3: $(uname -r)"
+	touch $state/mark
+	start_work
+	[ "$(uname -r)" = "$K2" ] && loaded &&
+		[ "$(modinfo -n stackid)" = /lib/modules/$K2/updates/dkms/stackid.ko ]
+	check $? "the second kernel runs, with the module DKMS built for it ($(modinfo -n stackid 2>&1))"
+	[ "$(systemctl is-active stackid.service)" = active ]
+	check $? "the service runs on $K2"
+	wait_for 60 two_new_caps
+	check $? "and records: $(new_caps | wc -l) captures closed in this boot"
+	w=$(whole_stacks "$(new_caps | sed -n 2p)")
+	check $? "whole stacks through libc on $K2: $w of nofp_qsort's samples in cmp reach main"
+
+	for u in stackid stackid-push; do
+		e=$(systemd-analyze security --no-pager $u.service 2>/dev/null |
+			sed -n 's/.*Overall exposure level for .*: \([0-9.]*\) \(.*\)/\1 \2/p')
+		say "systemd-analyze security $u.service: ${e:-?}"
+		awk -v e="${e%% *}" 'BEGIN { exit !(e != "" && e + 0 <= 5.0) }'
+		check $? "$u.service exposure ${e:-unknown} (at most 5.0 asked)"
+	done
+
+	systemctl stop stackid.service
+	rc=$?
+	last=$(find $caps -maxdepth 1 -name 'stackid-*.cap' | sort | tail -n 1)
+	tmp=$(find $caps -maxdepth 1 -name '.*.tmp' | wc -l)
+	end=$(/usr/local/bin/sidcheck capend "$last")
+	erc=$?
+	[ $rc = 0 ] && [ $erc = 0 ] && [ "$tmp" = 0 ]
+	check $? "systemctl stop: the last capture is closed and complete ($end; $tmp partial files)"
+	stackid report -i "$last" --format folded >/dev/null 2>$state/report.err
+	check $? "stackid report reads it$(head -c 200 $state/report.err | tr '\n' ' ')"
+	no_errors
+
+	systemctl stop e2e-work.service
+	t=$(date +%s)
+	logged $state/purge.log apt-get purge -y -q stackid stackid-dkms
+	rc=$?
+	check $rc "apt purge stackid stackid-dkms ($(since $t) s)"
+	[ $rc = 0 ] || tail -n 30 $state/purge.log | sed 's/^/# /'
+	! loaded
+	check $? "nothing left loaded"
+	left=$(ls -d /lib/modules/*/updates/dkms/stackid.ko /var/lib/dkms/stackid \
+		/usr/src/stackid-* /lib/systemd/system/stackid*.service \
+		/etc/systemd/system/*/stackid*.service /etc/default/stackid \
+		/var/lib/stackid /usr/bin/stackid 2>/dev/null)
+	check $([ -z "$left" ]; echo $?) "module, DKMS tree, sources, units, configuration and state are gone${left:+: left }$(echo $left)"
+	n=$(systemctl list-units --all --no-legend 'stackid*' | wc -l)
+	check $([ "$n" = 0 ]; echo $?) "systemd knows no stackid unit any more ($n)"
+	echo done >$state/stage
+	say "boot 3 took $(since $t0) s"
+	echo "# next: done"
+	sync
+	systemctl poweroff
+	;;
+*)
+	echo "# next: done"
+	systemctl poweroff
+	;;
+esac
