@@ -82,6 +82,14 @@ no_errors() {
 }
 
 loaded() { grep -q '^stackid ' /proc/modules; }
+# in_updates KVER: modprobe finds DKMS's build for KVER (.ko, or .ko.xz
+# where the kernel's modules are compressed: 6.12)
+in_updates() {
+	case $(modinfo -k "$1" -n stackid 2>/dev/null) in
+	/lib/modules/"$1"/updates/dkms/stackid.ko*) return 0 ;;
+	esac
+	return 1
+}
 states() { echo $(systemctl is-active stackid.service stackid-push.service); }
 both_active() { [ "$(states)" = "active active" ]; }
 
@@ -106,7 +114,7 @@ case $stage in
 	[ $rc = 0 ] || tail -n 30 $state/apt1.log | sed 's/^/# /'
 	st=$(dkms status stackid 2>/dev/null)
 	echo "$st" | grep -q ", $K1, x86_64: installed" &&
-		[ -f /lib/modules/$K1/updates/dkms/stackid.ko ]
+		ls /lib/modules/$K1/updates/dkms/stackid.ko* >/dev/null 2>&1
 	check $? "DKMS built and installed the module in the guest for $K1 ($st)"
 	! loaded && [ "$(systemctl is-enabled stackid.service)" = disabled ] &&
 		[ "$(systemctl is-enabled stackid-push.service)" = disabled ]
@@ -147,7 +155,7 @@ case $stage in
 	say "boot 2: $(uname -r)"
 	touch $state/mark
 	[ "$(uname -r)" = "$K1" ] && loaded &&
-		[ "$(modinfo -n stackid)" = /lib/modules/$K1/updates/dkms/stackid.ko ]
+		in_updates $K1
 	check $? "after reboot, the module is loaded again ($(modinfo -n stackid 2>&1))"
 	wait_for 30 both_active
 	check $? "after reboot, stackid and stackid-push are active by themselves ($(states))"
@@ -166,7 +174,7 @@ case $stage in
 	[ $rc = 0 ] || tail -n 30 $state/apt2.log | sed 's/^/# /'
 	st=$(dkms status stackid 2>/dev/null)
 	echo "$st" | grep -q ", $K2, x86_64: installed" &&
-		modinfo -F vermagic /lib/modules/$K2/updates/dkms/stackid.ko |
+		modinfo -k $K2 -F vermagic stackid |
 		grep -q "^$K2 "
 	check $? "DKMS autoinstall built the module for $K2 ($(echo "$st" | grep -F "$K2"))"
 	[ "$(readlink /vmlinuz)" = "boot/vmlinuz-$K2" ]
@@ -183,7 +191,7 @@ case $stage in
 		/etc/kernel/postinst.d/dkms $kx; } 2>&1)
 	rc=$?
 	[ $rc = 0 ] && ! dkms status stackid | grep -q "$kx" &&
-		[ ! -e /lib/modules/$kx/updates/dkms/stackid.ko ]
+		! ls /lib/modules/$kx/updates/dkms/stackid.ko* >/dev/null 2>&1
 	check $? "a kernel it cannot support ($kx) is skipped: the kernel hooks exit $rc, nothing built${out:+ (}$(echo "$out" | tail -n 1)${out:+)}"
 	dkms build stackid/$(dkms status stackid | sed -n '1s|^stackid/\([^,]*\),.*|\1|p') \
 		-k $kx >$state/excl.log 2>&1
@@ -203,7 +211,7 @@ case $stage in
 	touch $state/mark
 	start_work
 	[ "$(uname -r)" = "$K2" ] && loaded &&
-		[ "$(modinfo -n stackid)" = /lib/modules/$K2/updates/dkms/stackid.ko ]
+		in_updates $K2
 	check $? "the second kernel runs, with the module DKMS built for it ($(modinfo -n stackid 2>&1))"
 	[ "$(systemctl is-active stackid.service)" = active ]
 	check $? "the service runs on $K2"
@@ -240,7 +248,7 @@ case $stage in
 	[ $rc = 0 ] || tail -n 30 $state/purge.log | sed 's/^/# /'
 	! loaded
 	check $? "nothing left loaded"
-	left=$(ls -d /lib/modules/*/updates/dkms/stackid.ko /var/lib/dkms/stackid \
+	left=$(ls -d /lib/modules/*/updates/dkms/stackid.ko* /var/lib/dkms/stackid \
 		/usr/src/stackid-* /lib/systemd/system/stackid*.service \
 		/etc/systemd/system/*/stackid*.service /etc/default/stackid \
 		/var/lib/stackid /usr/bin/stackid 2>/dev/null)
