@@ -92,6 +92,12 @@ in_updates() {
 }
 states() { echo $(systemctl is-active stackid.service stackid-push.service); }
 both_active() { [ "$(states)" = "active active" ]; }
+svc_active() { [ "$(systemctl is-active stackid.service)" = active ]; }
+# restarts: how often systemd restarted the recorder in this boot (a
+# first start that fails is restarted after RestartSec=10s)
+restarts() {
+	say "stackid.service restarts in this boot: $(systemctl show -p NRestarts --value stackid.service)"
+}
 
 # start_work: the qsort program, as a service of its own
 start_work() {
@@ -135,6 +141,7 @@ case $stage in
 	check $? "the service loaded the module; stackid and stackid-push are active ($(states))"
 	wait_for 120 two_new_caps
 	check $? "records with rotation: $(new_caps | wc -l) closed captures in $caps"
+	restarts
 	f=$(new_caps | sed -n 2p)
 	w=$(whole_stacks "$f")
 	check $? "the second capture has whole stacks through libc: $w of nofp_qsort's samples in cmp reach main"
@@ -161,6 +168,7 @@ case $stage in
 	check $? "after reboot, stackid and stackid-push are active by themselves ($(states))"
 	wait_for 60 two_new_caps
 	check $? "the service records again: $(new_caps | wc -l) captures closed in this boot"
+	restarts
 
 	t=$(date +%s)
 	# from local files, as the first packages (apt's _apt user cannot
@@ -190,7 +198,7 @@ case $stage in
 	out=$( { /etc/kernel/header_postinst.d/dkms $kx &&
 		/etc/kernel/postinst.d/dkms $kx; } 2>&1)
 	rc=$?
-	[ $rc = 0 ] && ! dkms status stackid | grep -q "$kx" &&
+	[ $rc = 0 ] && ! dkms status stackid 2>/dev/null | grep -q "$kx" &&
 		! ls /lib/modules/$kx/updates/dkms/stackid.ko* >/dev/null 2>&1
 	check $? "a kernel it cannot support ($kx) is skipped: the kernel hooks exit $rc, nothing built${out:+ (}$(echo "$out" | tail -n 1)${out:+)}"
 	dkms build stackid/$(dkms status stackid | sed -n '1s|^stackid/\([^,]*\),.*|\1|p') \
@@ -213,10 +221,11 @@ case $stage in
 	[ "$(uname -r)" = "$K2" ] && loaded &&
 		in_updates $K2
 	check $? "the second kernel runs, with the module DKMS built for it ($(modinfo -n stackid 2>&1))"
-	[ "$(systemctl is-active stackid.service)" = active ]
-	check $? "the service runs on $K2"
+	wait_for 30 svc_active
+	check $? "the service runs on $K2 ($(states))"
 	wait_for 60 two_new_caps
 	check $? "and records: $(new_caps | wc -l) captures closed in this boot"
+	restarts
 	w=$(whole_stacks "$(new_caps | sed -n 2p)")
 	check $? "whole stacks through libc on $K2: $w of nofp_qsort's samples in cmp reach main"
 
