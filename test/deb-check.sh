@@ -52,9 +52,9 @@ stackid --version | grep -q '^stackid ' && stackid report --help | grep -q pprof
 check \$? "the command runs: \$(stackid --version)"
 man -w stackid >/dev/null 2>&1
 check \$? "man page: \$(man -w stackid 2>/dev/null)"
-out=\$(systemd-analyze verify stackid.service stackid-push.service 2>&1)
+out=\$(systemd-analyze verify stackid.service stackid-push.service stackid-module.service 2>&1)
 [ -z "\$out" ]
-check \$? "systemd-analyze verify stackid.service stackid-push.service\${out:+: \$out}"
+check \$? "systemd-analyze verify stackid.service stackid-push.service stackid-module.service\${out:+: \$out}"
 [ "\$(systemctl is-enabled stackid.service 2>&1)" = disabled ] &&
 	[ "\$(systemctl is-enabled stackid-push.service 2>&1)" = disabled ]
 check \$? "both services installed disabled (off by default)"

@@ -71,7 +71,7 @@ whole_stacks() {
 no_errors() {
 	local j k
 	j=$(journalctl -b -q --no-pager -p err -u stackid.service \
-		-u stackid-push.service 2>&1)
+		-u stackid-push.service -u stackid-module.service 2>&1)
 	# DKMS signs the module with its own key (/var/lib/dkms/mok.pub);
 	# a kernel that was not told to trust it says so once when it
 	# loads it: the README's Secure Boot section, not an error.
@@ -93,10 +93,15 @@ in_updates() {
 states() { echo $(systemctl is-active stackid.service stackid-push.service); }
 both_active() { [ "$(states)" = "active active" ]; }
 svc_active() { [ "$(systemctl is-active stackid.service)" = active ]; }
-# restarts: how often systemd restarted the recorder in this boot (a
-# first start that fails is restarted after RestartSec=10s)
+# restarts: the recorder started the first time in this boot. A start
+# that fails is restarted after RestartSec=10s and would go unnoticed
+# otherwise: the unit's exit is logged below priority err. It did fail
+# when the recorder loaded the module itself in ExecStartPre, after its
+# device policy was built without /dev/stackid.
 restarts() {
-	say "stackid.service restarts in this boot: $(systemctl show -p NRestarts --value stackid.service)"
+	local n
+	n=$(systemctl show -p NRestarts --value stackid.service)
+	check $([ "$n" = 0 ]; echo $?) "the recorder started at the first try in this boot (NRestarts=$n; stackid-module.service $(systemctl is-active stackid-module.service))"
 }
 
 # start_work: the qsort program, as a service of its own
@@ -229,7 +234,7 @@ case $stage in
 	w=$(whole_stacks "$(new_caps | sed -n 2p)")
 	check $? "whole stacks through libc on $K2: $w of nofp_qsort's samples in cmp reach main"
 
-	for u in stackid stackid-push; do
+	for u in stackid stackid-push stackid-module; do
 		e=$(systemd-analyze security --no-pager $u.service 2>/dev/null |
 			sed -n 's/.*Overall exposure level for .*: \([0-9.]*\) \(.*\)/\1 \2/p')
 		say "systemd-analyze security $u.service: ${e:-?}"

@@ -25,13 +25,19 @@ sed "s|/usr/bin/stackid|$B/stackid|" "$top/debian/stackid.service" \
 	>"$T/stackid.service"
 sed "s|/usr/bin/stackid|$B/stackid|" \
 	"$top/debian/stackid.stackid-push.service" >"$T/stackid-push.service"
+cp "$top/debian/stackid.stackid-module.service" "$T/stackid-module.service"
 out=$(cd "$T" && MANPATH=$T/man systemd-analyze verify stackid.service \
-	stackid-push.service 2>&1)
+	stackid-push.service stackid-module.service 2>&1)
 [ -z "$out" ]
-check $? "systemd-analyze verify stackid.service stackid-push.service\
-${out:+: $out}"
+check $? "systemd-analyze verify stackid.service stackid-push.service \
+stackid-module.service${out:+: $out}"
 u=$top/debian/stackid.service
-grep -q '^ExecStartPre=+/sbin/modprobe stackid$' "$u" &&
+m=$top/debian/stackid.stackid-module.service
+grep -q '^Requires=stackid-module.service$' "$u" &&
+	grep -q '^After=stackid-module.service$' "$u" &&
+	! grep -q '^ExecStartPre=.*modprobe' "$u" &&
+	grep -q '^ExecStart=/sbin/modprobe stackid$' "$m" &&
+	grep -q '^RemainAfterExit=yes$' "$m" &&
 	grep -q '^CapabilityBoundingSet=CAP_PERFMON$' "$u" &&
 	grep -q '^DeviceAllow=/dev/stackid rw$' "$u" &&
 	grep -q '^DevicePolicy=closed$' "$u" &&
@@ -39,11 +45,14 @@ grep -q '^ExecStartPre=+/sbin/modprobe stackid$' "$u" &&
 	grep -q '^ProtectSystem=strict$' "$u" &&
 	grep -q '^StateDirectory=stackid stackid/captures$' "$u" &&
 	grep -q -- '--dir /var/lib/stackid/captures' "$u"
-check $? "stackid.service: loads the module, then records into \
+check $? "stackid.service: has stackid-module.service load the module \
+before its device policy is built (not in its own ExecStartPre), then records into \
 /var/lib/stackid with CAP_PERFMON, /dev/stackid alone (read-write: the \
 recorder maps its rings writable), no network"
 grep -q '^ExecCondition=.*STACKID_URL' "$top/debian/stackid.stackid-push.service"
 check $? "stackid-push.service: does not start without STACKID_URL"
-grep -q -- '--no-enable --no-start' "$top/debian/rules"
-check $? "the package installs both units disabled"
+[ "$(grep -c -- '--no-enable --no-start' "$top/debian/rules")" = 3 ] &&
+	! grep -q '^\[Install\]' "$m"
+check $? "the package installs the units disabled; the module's unit is \
+started only by stackid.service (no [Install])"
 exit $fail
