@@ -70,6 +70,62 @@ die() {
 	finish
 }
 
+# build_key: what a build of the module for this kernel depends on: the
+# files the package installs (make dkms-src), the test build's hook, the
+# DKMS calls (lib.sh) and the NMI check, the kernel's configuration and
+# exports, the build environment with its compiler's exact version, and
+# DKMS's version.
+build_key() {
+	local s=$work/keysrc env
+	rm -rf "$s"
+	make -s -C "$top" dkms-src DESTDIR="$s" >/dev/null || return 1
+	env=$(kernel_env "$kver")
+	{
+		(cd "$s" && find . -type f | LC_ALL=C sort | xargs sha256sum)
+		(cd "$top" && sha256sum src/testhook.c test/lib.sh \
+			test/sampling-symbols.sh)
+		sha256sum "$kdir/.config" "$kdir/Module.symvers"
+		echo "$kver $kdir $env"
+		in_build_env "${env%% *}" -- "$(echo "$env" | cut -s -d' ' -f2 |
+			grep . || echo gcc)" --version 2>&1 | head -n 1
+		dpkg-query -W -f='${Version}\n' dkms
+	} | sha256sum | cut -c1-16
+	rm -rf "$s"
+}
+
+# check_sampling_symbols: test/sampling-symbols.sh on the test build's
+# objects, as TAP results; fails if it does.
+check_sampling_symbols() {
+	local l rc=0
+	while IFS= read -r l; do
+		case $l in
+		"ok - "*) result ok "${l#ok - }" ;;
+		"not ok - "*) result fail "${l#not ok - }"; rc=1 ;;
+		*) echo "$l" ;;
+		esac
+	done < <("$top/test/sampling-symbols.sh" "$work/testmod/src")
+	return $rc
+}
+
+# store_build: keep the module DKMS built and the test build (module and
+# the sampling path's objects) under the build key; the 3 newest keys of
+# each kernel are kept.
+store_build() {
+	local t=$bcache.tmp.$$ o
+	rm -rf "$t"
+	mkdir -p "$t/testmod/src"
+	cp "$ko" "$t/" && cp "$testko" "$t/testmod/" || { rm -rf "$t"; return; }
+	for o in "$work"/testmod/src/*.o; do
+		cp "$o" "$t/testmod/src/" || { rm -rf "$t"; return; }
+	done
+	touch "$t/done"
+	if [ -d "$bcache" ] || ! mv -T "$t" "$bcache" 2>/dev/null; then
+		rm -rf "$t"
+	fi
+	ls -dt "$STACKID_CACHE/builds/$kver"/*/ 2>/dev/null | tail -n +4 |
+		xargs -r rm -rf
+}
+
 [ -f "$vmlinuz" ] || die "no kernel image $vmlinuz (run test/setup.sh)"
 [ -f "$kdir/Makefile" ] || die "no kernel headers in $kdir (run test/setup.sh)"
 # Without symbolic links: a chroot build sees only the real paths it binds.
@@ -83,43 +139,55 @@ make -s -C "$top" user guest >"$work/make.log" 2>&1 || {
 	tail -n 30 "$work/make.log"
 	die "build tools and guest programs"
 }
-if ! dkms_install "$kver" "$kdir" >"$work/dkms.log" 2>&1; then
-	tail -n 30 "$work/dkms.log"
-	die "dkms build/install for $kver"
-fi
-ko=$(find "$top/build/dkms/install/$kver/updates/dkms" -name 'stackid.ko*' |
-	head -n 1)
-[ -n "$ko" ] || die "dkms installed no stackid.ko for $kver"
-cp "$ko" "$work/"
-ko=$work/$(basename "$ko")
-result ok "dkms build + install ($(basename "$ko"))"
-stage "[$kver] dkms" $t0
-
-# The test build (NMI hook, fault injection: src/testhook.c), for the
-# guest tests that need it, never installed; and a check on its objects
-# that the sampling path calls nothing NMI context forbids.
-t0=$(date +%s)
+# The same sources, built before for this kernel in this environment,
+# DKMS's build and the test build both passing: taken from the cache
+# (build_key), as test/matrix.sh does. STACKID_BUILD_CACHE=0 builds.
+bkey=$(build_key) || die "make dkms-src"
+bcache=$STACKID_CACHE/builds/$kver/$bkey
 testko=
-# Built where DKMS builds: in the kernel's release's chroot if it is not
-# the host's (test/lib.sh: kernel_env, in_build_env).
-if in_build_env "$(kernel_env "$kver" | cut -d' ' -f1)" \
-	ro:"$top" ro:"$(cd "$kdir/../../.." && pwd)" "$work" -- \
-	make -s -C "$top" module-test KDIR="$kdir" TESTMOD_DIR="$work/testmod" \
-	>"$work/testmod.log" 2>&1; then
+if [ "${STACKID_BUILD_CACHE:-1}" != 0 ] && [ -f "$bcache/done" ]; then
+	cp "$bcache"/stackid.ko* "$work/"
+	ko=$(find "$work" -maxdepth 1 -name 'stackid.ko*' | head -n 1)
+	[ -n "$ko" ] || die "the cached build $bcache has no stackid.ko"
+	result ok "dkms build + install ($(basename "$ko"); these sources, built before: $bkey)"
+	mkdir -p "$work/testmod"
+	cp -a "$bcache/testmod/." "$work/testmod/"
 	testko=$work/testmod/stackid.ko
-	result ok "test build of the module (src/testhook.c)"
-	while IFS= read -r l; do
-		case $l in
-		"ok - "*) result ok "${l#ok - }" ;;
-		"not ok - "*) result fail "${l#not ok - }" ;;
-		*) echo "$l" ;;
-		esac
-	done < <("$top/test/sampling-symbols.sh" "$work/testmod/src")
+	result ok "test build of the module (src/testhook.c; built before: $bkey)"
+	check_sampling_symbols
+	stage "[$kver] builds (cached)" $t0
 else
-	tail -n 20 "$work/testmod.log"
-	result fail "test build of the module (src/testhook.c)"
+	if ! dkms_install "$kver" "$kdir" >"$work/dkms.log" 2>&1; then
+		tail -n 30 "$work/dkms.log"
+		die "dkms build/install for $kver"
+	fi
+	ko=$(find "$top/build/dkms/install/$kver/updates/dkms" -name 'stackid.ko*' |
+		head -n 1)
+	[ -n "$ko" ] || die "dkms installed no stackid.ko for $kver"
+	cp "$ko" "$work/"
+	ko=$work/$(basename "$ko")
+	result ok "dkms build + install ($(basename "$ko"))"
+	stage "[$kver] dkms" $t0
+
+	# The test build (NMI hook, fault injection: src/testhook.c), for
+	# the guest tests that need it, never installed; and a check on its
+	# objects that the sampling path calls nothing NMI context forbids.
+	t0=$(date +%s)
+	# Built where DKMS builds: in the kernel's release's chroot if it
+	# is not the host's (test/lib.sh: kernel_env, in_build_env).
+	if in_build_env "$(kernel_env "$kver" | cut -d' ' -f1)" \
+		ro:"$top" ro:"$(cd "$kdir/../../.." && pwd)" "$work" -- \
+		make -s -C "$top" module-test KDIR="$kdir" TESTMOD_DIR="$work/testmod" \
+		>"$work/testmod.log" 2>&1; then
+		testko=$work/testmod/stackid.ko
+		result ok "test build of the module (src/testhook.c)"
+		check_sampling_symbols && store_build
+	else
+		tail -n 20 "$work/testmod.log"
+		result fail "test build of the module (src/testhook.c)"
+	fi
+	stage "[$kver] test build" $t0
 fi
-stage "[$kver] test build" $t0
 
 # --- 2. initramfs ----------------------------------------------------------
 t0=$(date +%s)
