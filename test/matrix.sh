@@ -13,6 +13,8 @@
 #                            and unpack what is missing, group them, and
 #                            (unless --no-chroot) put their compilers in
 #                            the chroots
+#   test/matrix.sh --chroots (test/setup.sh, after --fetch --no-chroot)
+#                            only put the listed compilers in the chroots
 #   test/matrix.sh           (make check) build one package of each
 #                            group; one TAP line per package
 #
@@ -213,7 +215,12 @@ fetch() {
 	mv "$list.tmp" "$list"
 	say "$(wc -l <"$list") headers packages ready, $(awk '$2 == $6' "$list" | grep -vc ' missing:') to build"
 	[ "${1:-}" = --no-chroot ] && return
-	# every compiler in its release's chroot
+	chroots
+}
+
+# chroots: every compiler the list names, in its release's chroot.
+chroots() {
+	local rel ccs
 	grep -v ' missing:' "$list" >"$list.cc" || true
 	while read -r rel ccs; do
 		[ "$rel" = "$HOST_RELEASE" ] && continue
@@ -309,6 +316,11 @@ covered() {
 case ${1:-} in
 --fetch)
 	fetch "${2:-}"
+	exit
+	;;
+--chroots)
+	[ -s "$list" ] || { say "no $list: run --fetch first"; exit 1; }
+	chroots
 	exit
 	;;
 --one)

@@ -176,8 +176,8 @@ while read -r name kver release; do
 	mv "$dest/.stackid-env.tmp" "$dest/.stackid-env"
 	say "kernel line $name: $kver ($(kernel_env "$kver"))"
 done <"$resolved.tmp"
-# The matrix's compilers.
-"$top/test/matrix.sh" --fetch || { say "matrix headers: failed" >&2; exit 1; }
+# The matrix's compilers, for the packages listed above.
+"$top/test/matrix.sh" --chroots || { say "matrix compilers: failed" >&2; exit 1; }
 cut -d' ' -f1,2 "$resolved.tmp" >"$resolved"
 rm -f "$resolved.tmp"
 
