@@ -192,8 +192,9 @@ for boot in 1 2 3 4; do
 	}
 	echo "# boot $boot: $kernel"
 	# one boot, up to its power-off or reboot (-no-reboot: QEMU exits,
-	# and this loop is the boot loader)
-	timeout 1800 qemu-system-x86_64 -machine q35 -cpu max -m 2048 -smp 2 \
+	# and this loop is the boot loader); the second boot takes 9 to 15
+	# minutes, longer beside the matrix's first builds (make check)
+	timeout 3000 qemu-system-x86_64 -machine q35 -cpu max -m 2048 -smp 2 \
 		-display none -no-reboot -net none \
 		-kernel "$work/vmlinuz" -initrd "$work/initrd.img" \
 		-append "root=/dev/vda rw console=ttyS0 panic=-1 tsc=reliable" \
