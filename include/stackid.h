@@ -44,6 +44,12 @@
  * each sample why its walk ended (stackid_sample.stop, once __pad);
  * counters appended for both. Records of 2.0 and 2.1 read as before: 0
  * in the new fields means "frame pointers" and "not said".
+ *
+ * ABI 2.3 (from 2.2): a sample handed to its task's context and finished
+ * there after a new session began (the next ENABLE, or another reader's
+ * open()) is dropped and counted (STACKID_STAT_DROP_STALE), where 2.2
+ * wrote it into the new session, before that session's start. Counter
+ * appended; no record changed.
  */
 #ifndef _UAPI_STACKID_H
 #define _UAPI_STACKID_H
@@ -52,7 +58,7 @@
 #include <linux/ioctl.h>
 
 #define STACKID_ABI_MAJOR	2
-#define STACKID_ABI_MINOR	2
+#define STACKID_ABI_MINOR	3
 /* What STACKID_IOC_GET_VERSION returns: major << 16 | minor. */
 #define STACKID_ABI_VERSION	((STACKID_ABI_MAJOR << 16) | STACKID_ABI_MINOR)
 
@@ -374,9 +380,9 @@ struct stackid_ring_info {
  * threads (STACKID_SF_KTHREAD). At any
  * quiescent point (no sample waiting for its task's own context:
  * DEFERRED == DEFERRED_DONE), SAMPLES == DELIVERED + the sum of all
- * DROP_* counters, summed over all CPUs (a deferred sample may finish on
- * another CPU than the one that took it, so one CPU's counters alone do
- * not balance). Frames count once each, in their final state. New
+ * DROP_* counters (stackid_stat_is_drop()), summed over all CPUs (a
+ * deferred sample may finish on another CPU than the one that took it,
+ * so one CPU's counters alone do not balance). Frames count once each, in their final state. New
  * counters are only ever appended.
  */
 enum stackid_stat {
@@ -415,8 +421,18 @@ enum stackid_stat {
 	STACKID_STAT_FRAMES_SIGNAL,
 	/* user walks ended, by enum stackid_stop (0 unused) */
 	STACKID_STAT_STOP_FIRST,
-	STACKID_STAT_NR = STACKID_STAT_STOP_FIRST + STACKID_STOP_NR
+	/* ABI 2.3: finished in its task after a new session began */
+	STACKID_STAT_DROP_STALE = STACKID_STAT_STOP_FIRST + STACKID_STOP_NR,
+	STACKID_STAT_NR
 };
+
+/* True for the DROP_* counters: those the identity above sums. */
+static inline int stackid_stat_is_drop(unsigned int i)
+{
+	return (i >= STACKID_STAT_DROP_RING_FULL &&
+		i <= STACKID_STAT_DROP_USER_WORKER) ||
+	       i == STACKID_STAT_DROP_STALE;
+}
 
 #define STACKID_STATS_MAX	64
 #define STACKID_ALL_CPUS	0xffffffffU

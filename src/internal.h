@@ -176,6 +176,7 @@ struct stackid_deferred {
 	unsigned int slot;
 	struct mm_struct *mm;		/* mmgrab()ed: no stale match */
 	struct file *anchor;		/* pins the module (task.c) */
+	u32 session;			/* the session it was taken in */
 	/* walk the user stack again there, from these registers */
 	bool rewalk;
 	bool compat;
@@ -421,12 +422,14 @@ void stackid_test_exit(void);
 int stackid_test_online_fault(unsigned int cpu);
 void stackid_test_disable(void);
 bool stackid_test_floor(void);
+void stackid_test_task_hold(void);
 #else
 static inline int stackid_test_init(void) { return 0; }
 static inline void stackid_test_exit(void) { }
 static inline int stackid_test_online_fault(unsigned int cpu) { return 0; }
 static inline void stackid_test_disable(void) { }
 static inline bool stackid_test_floor(void) { return false; }
+static inline void stackid_test_task_hold(void) { }
 #endif
 
 #endif /* STACKID_INTERNAL_H */

@@ -51,6 +51,7 @@ static const char *const stat_names[STACKID_STAT_NR] = {
 	[STACKID_STAT_STOP_FIRST + STACKID_STOP_BAD_FP] = "stop_bad_fp",
 	[STACKID_STAT_STOP_FIRST + STACKID_STOP_NO_ROW] = "stop_no_row",
 	[STACKID_STAT_STOP_FIRST + STACKID_STOP_BAD_CFA] = "stop_bad_cfa",
+	[STACKID_STAT_DROP_STALE] = "dropped_stale",
 };
 
 static const char *const stop_names[STACKID_STOP_NR] = {

@@ -240,6 +240,7 @@ static bool stackid_defer(struct stackid_cpu *c, struct stackid_ksample *ks,
 	       stackid_nr_user(ks) * sizeof(ks->frames[0]));
 	d->mm = mm;
 	d->anchor = anchor;
+	d->session = c->session;
 	d->rewalk = rewalk;
 	d->uregs = *ur;
 	d->compat = !!(ks->hdr.flags & STACKID_SF_COMPAT);

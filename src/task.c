@@ -296,7 +296,9 @@ void stackid_task_fn(struct callback_head *work)
 	unsigned long flags;
 	struct stackid_cpu *c;
 	unsigned int i;
+	bool stale;
 
+	stackid_test_task_hold();
 	/*
 	 * The handler's cache hits pointed into the cache of the CPU that
 	 * took the sample, as it was then. This may be another CPU, or the
@@ -307,7 +309,8 @@ void stackid_task_fn(struct callback_head *work)
 	 */
 	for (i = 0; i < ks->nr_files; i++)
 		ks->files[i].entry = NULL;
-	if (mm && mm == d->mm && !(current->flags & PF_EXITING)) {
+	stale = d->session != READ_ONCE(stackid_state.session);
+	if (!stale && mm && mm == d->mm && !(current->flags & PF_EXITING)) {
 		unsigned int parses = 0;
 
 		if (d->rewalk && stackid_task_regs_same(d))
@@ -325,9 +328,21 @@ void stackid_task_fn(struct callback_head *work)
 	}
 	ks->hdr.flags |= STACKID_SF_DEFERRED;
 
+	/*
+	 * A sample of an earlier session (its reader disabled, and the next
+	 * ENABLE or another reader's open() came since) is not written into
+	 * the new one, which began after it was taken: dropped, counted.
+	 * Checked again with this CPU held (c->session is the state's now):
+	 * a session that begins after this point finds the sample already
+	 * written, before its reader's first read.
+	 */
 	c = stackid_cpu_get(&flags);
-	stackid_count_frames(c, ks);
-	stackid_emit_sample(c, ks);
+	if (stale || d->session != c->session) {
+		stackid_stat_inc(c, STACKID_STAT_DROP_STALE);
+	} else {
+		stackid_count_frames(c, ks);
+		stackid_emit_sample(c, ks);
+	}
 	stackid_stat_inc(c, STACKID_STAT_DEFERRED_DONE);
 	stackid_cpu_put(c, flags);
 	mmdrop(d->mm);

@@ -17,6 +17,10 @@
  *  - test_kthread_ms=N starts a kernel thread "stackid_spin" that spins
  *    in stackid_test_spin() for N ms, then sleeps until the next write
  *    or the module's exit: a kernel thread whose stack is known.
+ *  - test_task_hold_ms=N makes every sample handed to its task's context
+ *    wait N ms there before it is finished: a task that stays in the
+ *    kernel after it was sampled, until its reader has gone and the next
+ *    one began.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -68,6 +72,19 @@ bool stackid_test_floor(void)
 		return false;
 	atomic_long_inc(&stackid_test_floor_count);
 	return true;
+}
+
+static unsigned int stackid_test_task_hold_ms;
+module_param_named(test_task_hold_ms, stackid_test_task_hold_ms, uint, 0644);
+MODULE_PARM_DESC(test_task_hold_ms, "TEST BUILD: deferred samples wait this many ms in their task");
+
+/* Task context (stackid_task_fn()): may sleep. At most 10 s. */
+void stackid_test_task_hold(void)
+{
+	unsigned int ms = READ_ONCE(stackid_test_task_hold_ms);
+
+	if (ms)
+		msleep(min(ms, 10000U));
 }
 
 static int stackid_test_fail_cpu = -1;

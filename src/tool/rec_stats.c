@@ -17,9 +17,9 @@ static uint64_t drops_of(const struct stackid_stats *st)
 	uint64_t d = 0;
 	unsigned int i;
 
-	for (i = STACKID_STAT_DROP_RING_FULL;
-	     i <= STACKID_STAT_DROP_USER_WORKER && i < st->nr; i++)
-		d += st->counters[i];
+	for (i = 0; i < st->nr && i < STACKID_STATS_MAX; i++)
+		if (stackid_stat_is_drop(i))
+			d += st->counters[i];
 	return d;
 }
 
@@ -77,8 +77,7 @@ void rec_print_stats(struct rec *r, const struct stackid_stats *st)
 		name = stackid_stat_name(i);
 		if (!name)
 			continue;
-		if (i >= STACKID_STAT_DROP_RING_FULL &&
-		    i <= STACKID_STAT_DROP_USER_WORKER)
+		if (stackid_stat_is_drop(i))
 			drops += c;
 		/* samples, delivered and frames_valid always; others if set */
 		if (c || i == STACKID_STAT_SAMPLES ||

@@ -169,8 +169,7 @@ static int print_stats(int fd)
 	for (i = 0; i < st.nr && i < STACKID_STAT_NR; i++) {
 		printf("stat %s %llu\n", stackid_stat_name(i),
 		       (unsigned long long)st.counters[i]);
-		if (i >= STACKID_STAT_DROP_RING_FULL &&
-		    i <= STACKID_STAT_DROP_USER_WORKER)
+		if (stackid_stat_is_drop(i))
 			drops += st.counters[i];
 	}
 	flight = st.counters[STACKID_STAT_DEFERRED] -

@@ -7,7 +7,9 @@
 # overflow handler runs, while hostile programs run: frame pointers of
 # garbage, a library truncated and rewritten under its running code, a
 # deep stack, the known chains. The debug kernel's lockdep, KASAN and
-# friends watch; the host fails the run on any splat.
+# friends watch; the host fails the run on any splat. Then, on the same
+# test build: kernel threads of known stack, and samples held in their
+# task past their recording's end.
 . /stackid/lib.sh
 T=/stackid/testmod/stackid.ko
 if [ ! -f $T ]; then
@@ -129,3 +131,36 @@ nomm=$(sed -n 's/^ *dropped_no_mm *\([0-9]*\).*/\1/p' /tmp/ktn.err)
 check "kthreads=N: no sample of it ($all), counted as dropped_no_mm (${nomm:-none})" \
 	test "$all" = 0 -a "${nomm:-0}" -gt 0
 check "rmmod the test build (kernel threads)" rmmod stackid
+
+# A sample finished in its task after the next recording began (ABI
+# 2.3) is dropped and counted as dropped_stale, never written into the
+# next recording, whose time began after it was taken. The test build
+# holds each sample handed to its task for test_task_hold_ms there;
+# chain64's first samples of a recording miss the build-id cache (each
+# enable empties it), so they are handed over and held past the first
+# recording's end (which waits 1 s for samples in flight), into the
+# second.
+check "insmod the test build, test_task_hold_ms=6000" \
+	insmod $T test_task_hold_ms=6000
+spawn /stackid/chain64
+stackid record -p "$pid" -F 199 -d 1 -o /tmp/st1.cap 2>/tmp/st1.err
+stackid record -p "$pid" -F 199 -d 6 -o /tmp/st2.cap 2>/tmp/st2.err
+d1=$(sed -n 's/^ *deferred  *\([0-9]*\)$/\1/p' /tmp/st1.err)
+st=$(sed -n 's/^ *dropped_stale  *\([0-9]*\)$/\1/p' /tmp/st2.err)
+grep -E '^ *(samples|delivered|deferred|deferred_done|dropped_stale|accounting) ' \
+	/tmp/st1.err /tmp/st2.err | sed 's/^/# /'
+check "the first recording's held samples (${d1:-0} deferred) are dropped in the second as stale (${st:-none})" \
+	test "${d1:-0}" -ge 1 -a "${st:-0}" -ge 1 -a "${st:-0}" -le "${d1:-0}"
+check "the second recording's accounting holds with them" \
+	grep -qE '^ *accounting +(ok|in flight) ' /tmp/st2.err
+echo 0 >/sys/module/stackid/parameters/test_task_hold_ms
+kill "$pid"
+# chain64 wakes from its last hold (up to 6 s) before it can die
+ok=0
+i=0
+while [ $i -lt 100 ]; do
+	rmmod stackid 2>/dev/null && { ok=1; break; }
+	sleep 0.2
+	i=$((i + 1))
+done
+check "rmmod once the held samples are finished" test $ok = 1
