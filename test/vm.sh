@@ -289,8 +289,20 @@ t0=$(date +%s)
 # A guest whose kernel breaks before its first test, before the module
 # was ever loaded (sid's 7.2 once took an int3 oops in its own text
 # patching 1.4 s into boot under TCG), is the kernel's or QEMU's fault,
-# not stackid's: it is booted once more, and said so. A second such boot
-# is judged as it is (section 4 fails it).
+# not stackid's: it is booted once more, and said so. So is a guest
+# whose kernel took an int3 oops in its own code at any time, with
+# nothing of stackid's in the oops (6.12 took one in __schedule()'s
+# static-branch NOP, 16 s into correct.sh, on 2026-12-02): a
+# text-patching breakpoint that a vCPU met after the patch was done,
+# which TCG allows because it sees another vCPU's code change late.
+# A second such boot is judged as it is (section 4 fails it).
+# int3_not_ours LOG: LOG has an int3 oops that names nothing of stackid.
+int3_not_ours() {
+	local o
+	o=$(tr -d '\r' <"$1" | sed -n '/Oops: int3/,/end trace/p' |
+		grep -v 'Modules linked in:')
+	[ -n "$o" ] && ! grep -q stackid <<<"$o"
+}
 for boot in 1 2; do
 	# The monitor is a pipe: test/nmi-sender.sh sends `nmi` through it
 	# while the guest's NMI test runs.
@@ -313,6 +325,13 @@ for boot in 1 2; do
 	qrc=$?
 	wait $spid
 	[ $boot = 2 ] && break
+	if int3_not_ours "$work/console.log"; then
+		echo "# boot 1: the guest kernel took an int3 in its own text patching (TCG), nothing of stackid's in it; running the suite again:"
+		tr -d '\r' <"$work/console.log" | grep -E 'Oops: int3|RIP:' |
+			head -n 2 | sed 's/^/#   /'
+		mv "$work/console.log" "$work/console.boot1.log"
+		continue
+	fi
 	grep -q -F "$GUEST_MARK" "$work/console.log" && break
 	tr -d '\r' <"$work/console.log" | grep -E "$SPLAT_RE" >"$work/early.txt" ||
 		break
