@@ -382,8 +382,8 @@ struct stackid_ring_info {
  * DEFERRED == DEFERRED_DONE), SAMPLES == DELIVERED + the sum of all
  * DROP_* counters (stackid_stat_is_drop()), summed over all CPUs (a
  * deferred sample may finish on another CPU than the one that took it,
- * so one CPU's counters alone do not balance). Frames count once each, in their final state. New
- * counters are only ever appended.
+ * so one CPU's counters alone do not balance). Frames count once each,
+ * in their final state. New counters are only ever appended.
  */
 enum stackid_stat {
 	STACKID_STAT_SAMPLES = 0,	/* overflow handler entries */

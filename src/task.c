@@ -332,12 +332,13 @@ void stackid_task_fn(struct callback_head *work)
 	 * A sample of an earlier session (its reader disabled, and the next
 	 * ENABLE or another reader's open() came since) is not written into
 	 * the new one, which began after it was taken: dropped, counted.
-	 * Checked again with this CPU held (c->session is the state's now):
-	 * a session that begins after this point finds the sample already
-	 * written, before its reader's first read.
+	 * Checked again with this CPU held (c->session is the state's now,
+	 * and sessions only count up, so a sample found stale above is
+	 * still stale here): a session that begins after this point finds
+	 * the sample already written, before its reader's first read.
 	 */
 	c = stackid_cpu_get(&flags);
-	if (stale || d->session != c->session) {
+	if (d->session != c->session) {
 		stackid_stat_inc(c, STACKID_STAT_DROP_STALE);
 	} else {
 		stackid_count_frames(c, ks);
