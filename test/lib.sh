@@ -109,6 +109,13 @@ kernel_env() {
 	cat "$(kernel_root "$1")/.stackid-env" 2>/dev/null
 }
 
+# tree_files_hash DIR: the sha256sum lines of every file under DIR, by
+# path in a fixed order: what a copy of the sources is, for cache keys
+# (test/matrix.sh, test/vm.sh).
+tree_files_hash() {
+	(cd "$1" && find . -type f | LC_ALL=C sort | xargs sha256sum)
+}
+
 # in_build_env RELEASE DIR... -- CMD...: run CMD on the host if RELEASE
 # is the host's, else in RELEASE's chroot with each DIR mounted at its
 # own path (read-only when given as ro:DIR).

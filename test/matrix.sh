@@ -352,8 +352,7 @@ make -s -C "$top" dkms-src DESTDIR="$src" || {
 	echo "not ok - build-only matrix: make dkms-src failed"
 	exit 1
 }
-SRC_HASH=$(cd "$src" && find . -type f | LC_ALL=C sort | xargs sha256sum |
-	sha256sum | cut -c1-16)
+SRC_HASH=$(tree_files_hash "$src" | sha256sum | cut -c1-16)
 # each compiler's exact version, part of what a remembered build means
 CC_VERSIONS=$(grep -v ' missing:' "$list" | awk '{print $1, $4}' | sort -u |
 	while read -r rel cc; do

@@ -81,7 +81,7 @@ build_key() {
 	make -s -C "$top" dkms-src DESTDIR="$s" >/dev/null || return 1
 	env=$(kernel_env "$kver")
 	{
-		(cd "$s" && find . -type f | LC_ALL=C sort | xargs sha256sum)
+		tree_files_hash "$s"
 		(cd "$top" && sha256sum src/testhook.c test/lib.sh \
 			test/sampling-symbols.sh)
 		sha256sum "$kdir/.config" "$kdir/Module.symvers"
