@@ -14,8 +14,9 @@
 #      kernel, purge;
 #   5. the build-only matrix (test/matrix.sh): every amd64 headers package
 #      of the releases test/kernels.conf names, built or covered by the
-#      package built for its group, line "matrix"; 4 and 5 run side by
-#      side;
+#      package built for its group, line "matrix";
+#      the debug kernel's build, the system's image and the matrix start
+#      first, niced, in the background (below), and are waited for;
 #   6. that none of it touched the host's DKMS tree, /usr/src or
 #      /lib/modules.
 # KLINES="6.12 debug" runs only those kernel lines (default: all, and
@@ -70,6 +71,38 @@ host_state() {
 host_before=$(host_state)
 
 mkdir -p build
+# What the later stages need and the cache may not hold yet: the debug
+# kernel (about 20 CPU-minutes), the system image and the matrix's
+# builds (about 30). Started now at the lowest CPU and I/O priority,
+# they use the quarter of the host the guest suites leave idle (TCG
+# keeps about 3/4 of 2 cores busy), and give way to them everywhere
+# else. A stage that needs one waits for it: test/debug-kernel.sh and
+# test/system.sh take the same locks, and build only what is still
+# missing. Warm, each finds its cache and ends at once.
+bg() {	# LOG CMD...: run CMD niced in the background, output to LOG
+	local log=$1
+	shift
+	nice -n 19 ionice -c 2 -n 7 "$@" >"$log" 2>&1 &
+}
+debug_pid= image_pid= matrix_pid=
+case " $klines " in
+*" debug "*)
+	bg build/debug-kernel.log test/debug-kernel.sh --print-dir
+	debug_pid=$! ;;
+esac
+case " $klines " in
+*" system "*)
+	bg build/system-image.log test/system.sh --image
+	image_pid=$! ;;
+esac
+case " $klines " in
+*" matrix "*)
+	echo "# build-only matrix: $(wc -l <"$STACKID_CACHE/matrix.list" 2>/dev/null || echo 0) headers packages, in the background"
+	t_matrix=$(date +%s)
+	bg build/matrix-all.log test/matrix.sh
+	matrix_pid=$! ;;
+esac
+
 t0=$(date +%s)
 if ! make -s user guest >build/make.log 2>&1; then
 	cat build/make.log
@@ -102,8 +135,10 @@ done < <(kernel_versions)
 case " $klines " in
 *" debug "*)
 	t0=$(date +%s)
+	wait "$debug_pid"
+	# the background build's result, or a build now if it failed
 	if kdir=$(test/debug-kernel.sh --print-dir); then
-		stage "debug kernel build (cached after the first)" $t0
+		stage "debug kernel build: waited for it (cached after the first)" $t0
 		kver=$(cat "$kdir/kernelrelease")
 		echo "# kernel line debug: $kver"
 		t0=$(date +%s)
@@ -119,16 +154,14 @@ case " $klines " in
 	;;
 esac
 
-# The Debian system and the build-only matrix side by side: neither
-# has a rate or timing check (the system's waits are for services and
-# files, the matrix only compiles), and the system's guest, compiling
-# under TCG, leaves much of the host idle. The guest suites above run
-# alone: their rate and timing checks assume every core.
-sys_pid=
+# The Debian system: its guest at normal priority, the matrix's builds
+# (if still running) below it.
 case " $klines " in
 *" system "*)
-	t_sys=$(date +%s)
-	echo "# Debian 12 system: make deb, then test/system.sh (alongside the matrix; its log follows)"
+	t0=$(date +%s)
+	wait "$image_pid" ||
+		echo "# the system image's background build failed (build/system-image.log); test/system.sh tries again"
+	echo "# Debian 12 system: make deb, then test/system.sh"
 	{
 		if make -s deb >build/deb.log 2>&1; then
 			test/system.sh build/deb
@@ -136,26 +169,19 @@ case " $klines " in
 			tail -n 30 build/deb.log
 			echo "not ok - make deb"
 		fi
-	} >build/system.log 2>&1 &
-	sys_pid=$!
-	;;
-esac
-
-case " $klines " in
-*" matrix "*)
-	t0=$(date +%s)
-	echo "# build-only matrix: $(wc -l <"$STACKID_CACHE/matrix.list" 2>/dev/null || echo 0) headers packages"
-	test/matrix.sh 2>&1 | tee build/matrix-all.log
-	count build/matrix-all.log
-	stage "build-only matrix" $t0
-	;;
-esac
-
-if [ -n "$sys_pid" ]; then
-	wait $sys_pid
-	cat build/system.log
+	} 2>&1 | tee build/system.log
 	count build/system.log
-	stage "Debian system (apt, DKMS, systemd, reboots, purge)" $t_sys
+	stage "Debian system (apt, DKMS, systemd, reboots, purge)" $t0
+	;;
+esac
+
+if [ -n "$matrix_pid" ]; then
+	t0=$(date +%s)
+	wait "$matrix_pid"
+	cat build/matrix-all.log
+	count build/matrix-all.log
+	stage "build-only matrix: waited for it" $t0
+	stage "build-only matrix: all of it, in the background" $t_matrix
 fi
 
 host_after=$(host_state)

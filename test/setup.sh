@@ -18,10 +18,9 @@
 #  - The build-only matrix's headers: every amd64 headers package of
 #    those releases, and the common headers and kbuild of those it
 #    builds (test/matrix.sh --fetch).
-#  - The Debian 12 system image of test/system.sh (from a bookworm
-#    chroot, with systemd and two of the tested kernels installed).
-# The debug kernel is built on first use by `make check`
-# (test/debug-kernel.sh).
+# The debug kernel (test/debug-kernel.sh) and the Debian 12 system image
+# (test/system.sh --image) are made on first use by `make check`, in the
+# background while its first guest suites run.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/test/lib.sh"
@@ -140,12 +139,6 @@ while read -r name release hdr img; do
 	echo "$name $kver $release" >>"$resolved.tmp"
 done < <(kernel_lines)
 
-# The Debian 12 system of test/system.sh (a bookworm chroot, then a disk
-# image with two kernels: minutes), made while the matrix's headers
-# download.
-"$top/test/system.sh" --image "$resolved.tmp" >"$STACKID_CACHE/system.setup.log" 2>&1 &
-system_pid=$!
-
 # --- The build-only matrix's headers -------------------------------------
 "$top/test/matrix.sh" --fetch --no-chroot ||
 	{ say "matrix headers: failed" >&2; exit 1; }
@@ -159,12 +152,6 @@ for rel in "${!chroot_pid[@]}"; do
 	}
 	rm -f "$STACKID_CACHE/chroot-$rel.setup.log"
 done
-wait $system_pid || {
-	tail -n 20 "$STACKID_CACHE/system.setup.log" >&2
-	say "the Debian 12 system image failed" >&2
-	exit 1
-}
-rm -f "$STACKID_CACHE/system.setup.log"
 # Each line's: the host, or its release's chroot with the compiler its
 # headers name.
 while read -r name kver release; do

@@ -41,7 +41,7 @@ die() { echo "system: $*" >&2; exit 1; }
 
 # test/system.sh --image [RESOLVED]: only make (or find) the image, for
 # the kernels a file of "NAME KVER" lines names (default: what setup
-# resolved); test/setup.sh calls it.
+# resolved); test/check.sh calls it in the background, first.
 image_only=
 resolved=$STACKID_CACHE/kernels.resolved
 if [ "${1:-}" = --image ]; then
