@@ -25,7 +25,7 @@ WARN := -Wall -Wextra -Werror
 UCFLAGS := $(CFLAGS) $(WARN) -Iinclude -Isrc -DSTACKID_VERSION='"$(VERSION)"'
 B := build
 
-.PHONY: all module module-test user guest unit check bench demo clean \
+.PHONY: all module module-test user guest unit check bench soak demo clean \
 	module-clean dkms-src
 
 all: module user
@@ -303,6 +303,11 @@ demo:
 # (in the VM), and the reader's records per second.
 bench: bench-report
 	@test/bench.sh
+
+# Not a test of `make check`: an hour per line of everything at once
+# (test/soak.sh; SOAK_SECONDS, SOAK_KERNELS).
+soak:
+	@test/soak.sh
 
 clean: module-clean
 	rm -rf $(B)

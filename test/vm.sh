@@ -265,6 +265,9 @@ cp "$top"/test/guest/tests/*.sh "$top"/test/guest/bench/*.sh \
 	"$root/stackid/tests/"
 guest_tests >"$root/stackid/tests/LIST"
 echo "$version" >"$root/stackid/VERSION"
+# make soak's length (test/guest/bench/soak.sh)
+[ -z "${STACKID_SOAK_SECONDS:-}" ] ||
+	echo "$STACKID_SOAK_SECONDS" >"$root/stackid/soak-seconds"
 printf "root:x:0:0:root:/:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/sh\n" >"$root/etc/passwd"
 printf "root:x:0:\nnogroup:x:65534:\n" >"$root/etc/group"
 copy_libs "$root" "$root/usr/bin/kmod" "$root/usr/bin/stackid" \
@@ -280,10 +283,16 @@ stage "[$kver] initramfs ($(du -k "$work/initramfs.cpio.gz" | cut -f1) KiB)" $t0
 # --- 3. boot ---------------------------------------------------------------
 # One guest at a time on this machine: TCG guests take every core, and
 # the suite's rate and timing checks assume they get them. Other runs
-# (another checkout's, a bench) wait here.
+# (another checkout's, a bench) wait here. Guests with no rate or timing
+# check (make soak's, STACKID_QEMU_SHARED=1) take the lock shared: they
+# run side by side, and never beside a suite's guest.
 exec 8>/run/lock/stackid-qemu.lock
 t0=$(date +%s)
-flock 8
+if [ "${STACKID_QEMU_SHARED:-}" = 1 ]; then
+	flock -s 8
+else
+	flock 8
+fi
 [ $(($(date +%s) - t0)) -gt 1 ] && stage "[$kver] waiting for another guest" $t0
 t0=$(date +%s)
 # A guest whose kernel breaks before its first test, before the module
