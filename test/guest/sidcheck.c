@@ -83,9 +83,10 @@
  *       end; reach:
  *       EXPECT's other lines match later frames in order, every frame up
  *       to the last of them valid. exact and reach judge the samples
- *       from the first that passes on (the tables the recorder loads as
- *       it learns each file's path: warm-up; at most half the leaf's
- *       samples); fp judges all. Prints TAP lines
+ *       from the first that passes with no frame found by a frame
+ *       pointer on (the tables the recorder loads as it learns each
+ *       file's path: warm-up; at most half the leaf's samples); fp
+ *       judges all. Prints TAP lines
  *   sidcheck hows FILE          "how NAME N" (user frames, by how they
  *                               were found) and "stop NAME N" (samples,
  *                               by why their walk stopped) lines
@@ -2091,6 +2092,17 @@ static int cmd_unwind(int argc, char **argv)
 			if (!ok && i == d.nu && i == nex)
 				i = nex + 1;	/* the stop wrong */
 		}
+		/*
+		 * The warm-up ends at the first sample that passes with no
+		 * frame found by a frame pointer: these programs and their
+		 * libraries have none, so before their tables load a walk
+		 * can pass only by luck (a stray %rbp, seen on the RT line
+		 * with the host busy: libgcc_s's table came later than such
+		 * a sample, and its 49 walks meanwhile were judged)
+		 */
+		if (!started && ok && mode != FP)
+			for (j = 1; j < d.nu && ok; j++)
+				ok = d.frames[j].how != STACKID_HOW_FP;
 		if (!started) {
 			if (!ok) {
 				if (warm++ < 2) {
