@@ -142,9 +142,7 @@ case " $klines " in
 		kver=$(cat "$kdir/kernelrelease")
 		echo "# kernel line debug: $kver"
 		t0=$(date +%s)
-		# no5lvl: see test/DEBUG-KERNEL.md, "Early-boot KASAN report"
-		STACKID_KDIR=$kdir STACKID_APPEND=no5lvl test/vm.sh "$kver" \
-			"$kdir/arch/x86/boot/bzImage" 2>&1 | tee build/vm-debug.log
+		vm_debug "$kdir" 2>&1 | tee build/vm-debug.log
 		count build/vm-debug.log
 		stage "kernel debug ($kver)" $t0
 	else

@@ -145,6 +145,14 @@ kernel_versions() {
 	cat "$STACKID_CACHE/kernels.resolved" 2>/dev/null
 }
 
+# vm_debug KDIR: test/vm.sh on the debug kernel built in KDIR
+# (test/debug-kernel.sh --print-dir). no5lvl: see test/DEBUG-KERNEL.md,
+# "Early-boot KASAN report".
+vm_debug() {
+	STACKID_KDIR=$1 STACKID_APPEND=no5lvl "$top/test/vm.sh" \
+		"$(cat "$1/kernelrelease")" "$1/arch/x86/boot/bzImage"
+}
+
 # Where setup unpacked kernel KVER, and its headers tree (KDIR).
 kernel_root() {
 	echo "$STACKID_CACHE/kernels/$1"

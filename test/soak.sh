@@ -29,9 +29,7 @@ for name in $want; do
 			echo "make soak: no debug kernel built yet (make check builds it)" >&2
 			exit 1
 		}
-		STACKID_KDIR=$kdir STACKID_APPEND=no5lvl test/vm.sh \
-			"$(cat "$kdir/kernelrelease")" "$kdir/arch/x86/boot/bzImage" \
-			>"build/soak-$name.log" 2>&1 &
+		vm_debug "$kdir" >"build/soak-$name.log" 2>&1 &
 	else
 		kver=$(kernel_versions | awk -v n="$name" '$1 == n {print $2}')
 		[ -n "$kver" ] || { echo "make soak: no kernel line '$name'" >&2; exit 1; }
