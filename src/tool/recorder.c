@@ -4,9 +4,10 @@
  * per-CPU rings, enable, then poll() and copy whole records out of the
  * rings (read() where they cannot be mapped) into the capture file, in
  * blocks of up to 1 MiB, until the duration ends or SIGINT/SIGTERM,
- * disable, drain, and print the module's statistics: the change of each
- * counter over the recording (RESET_STATS is not used: it is refused
- * while a sample of an earlier recording still waits for its task).
+ * disable, drain until the counters stand still, and print the module's
+ * statistics: the change of each counter over the recording (RESET_STATS
+ * is not used: it is refused while a sample of an earlier recording
+ * still waits for its task).
  *
  * Signals: SIGINT and SIGTERM are blocked except inside ppoll(), and
  * their handler only sets a flag, so a stop request ends the wait at
@@ -165,6 +166,42 @@ static int record_enabled(struct rec *r)
 	return ret;
 }
 
+/*
+ * After DISABLE: drain until the counters stand still, into @st. The
+ * module counts a sample as delivered after it publishes it, so a drain
+ * that follows a GET_STATS reads every sample that GET_STATS counted;
+ * when the GET_STATS after that drain counts none more, the capture holds
+ * exactly the delivered samples. (One drain before one GET_STATS misses
+ * a sample that a task delivers between them.)
+ * Samples handed to their task's own context arrive once the task returns
+ * to user space, normally within a tick: wait up to a second for them,
+ * so that the capture is complete; those still in flight then are
+ * reported as such.
+ */
+static int drain_final(struct rec *r, struct stackid_stats *st)
+{
+	struct timespec ts = { 0, 20 * 1000 * 1000 };
+	uint64_t was;
+	int ret, i;
+
+	ret = rec_xioctl(r, STACKID_IOC_GET_STATS, st, "GET_STATS");
+	for (i = 0; !ret; i++) {
+		was = st->counters[STACKID_STAT_DELIVERED];
+		ret = rec_drain(r, false);
+		if (!ret)
+			ret = rec_xioctl(r, STACKID_IOC_GET_STATS, st,
+					 "GET_STATS");
+		if (ret || i >= 50)
+			break;
+		if (st->counters[STACKID_STAT_DELIVERED] != was)
+			continue;	/* delivered meanwhile: drain again */
+		if (rec_in_flight(st, &r->base) <= 0)
+			break;
+		nanosleep(&ts, NULL);
+	}
+	return ret;
+}
+
 int record_run(const struct record_opts *o, const struct sysops *ops,
 	       FILE *err)
 {
@@ -181,7 +218,7 @@ int record_run(const struct record_opts *o, const struct sysops *ops,
 		.cd = { .fd = -1, .dfd = -1 },
 	};
 	double secs;
-	int ret, i;
+	int ret;
 
 	if (o->dir && o->max_size && o->max_size < REC_MAX_SIZE_MIN) {
 		fprintf(err, "stackid: --max-size %" PRIu64 " is too small: a "
@@ -219,23 +256,7 @@ int record_run(const struct record_opts *o, const struct sysops *ops,
 	r.base = r.prev;
 	ret = record_enabled(&r);
 	if (!ret)
-		ret = rec_drain(&r, false);
-	if (!ret)
-		ret = rec_xioctl(&r, STACKID_IOC_GET_STATS, &st, "GET_STATS");
-	/*
-	 * Samples handed to their task's own context arrive once the task
-	 * returns to user space, normally within a tick: wait up to a
-	 * second for them, so that the capture is complete.
-	 */
-	for (i = 0; !ret && i < 50 && rec_in_flight(&st, &r.base) > 0; i++) {
-		struct timespec ts = { 0, 20 * 1000 * 1000 };
-
-		nanosleep(&ts, NULL);
-		ret = rec_drain(&r, false);
-		if (!ret)
-			ret = rec_xioctl(&r, STACKID_IOC_GET_STATS, &st,
-				     "GET_STATS");
-	}
+		ret = drain_final(&r, &st);
 	if (!ret)
 		ret = rec_end_file(&r, &st);
 	if (ret)
