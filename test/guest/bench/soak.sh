@@ -26,6 +26,8 @@ cycle=60
 [ "$dur" -lt 600 ] && cycle=$((dur / 6))
 [ $cycle -lt 20 ] && cycle=20
 hotplug_every=$((cycle * 3))
+# a short soak takes CPU 1 offline too, at least once
+[ $hotplug_every -gt $((dur / 2)) ] && hotplug_every=$((dur / 2))
 say() { echo "# soak: $*"; }
 
 # vmalloc bytes of the module's own allocations
@@ -108,16 +110,18 @@ while [ "$(cut -d. -f1 /proc/uptime)" -lt $t_end ]; do
 		killed=$((killed + 1))
 		continue
 	fi
+	t_stop=$(cut -d' ' -f1 /proc/uptime)
 	kill -TERM $rpid
 	wait $rpid
 	rc=$?
+	t_stop=$(awk -v a="$t_stop" '{ printf "%.1f", $1 - a }' /proc/uptime)
 	clean=$((clean + 1))
 	s=$(sed -n 's/^ *accounting .* samples \([0-9]*\) .*/\1/p' /tmp/soak.err)
 	dr=$(sed -n 's/^ *accounting .* dropped \([0-9]*\).*/\1/p' /tmp/soak.err)
 	samples=$((samples + ${s:-0}))
 	drops=$((drops + ${dr:-0}))
 	cp /tmp/soak.err /tmp/soak.lasterr
-	say "cycle $n at $(cut -d. -f1 /proc/uptime) s: ${s:-?} samples, ${dr:-?} dropped; SUnreclaim $(sunreclaim) kB, module vmalloc $(vm_stackid) bytes"
+	say "cycle $n at $(cut -d. -f1 /proc/uptime) s: ${s:-?} samples, ${dr:-?} dropped, stopped in $t_stop s; SUnreclaim $(sunreclaim) kB, module vmalloc $(vm_stackid) bytes"
 	if [ $rc != 0 ] || ! grep -Eq '^ *accounting +(ok|in flight) ' /tmp/soak.err ||
 		grep -q MISMATCH /tmp/soak.err; then
 		clean_bad=$((clean_bad + 1))
