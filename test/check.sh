@@ -84,24 +84,33 @@ bg() {	# LOG CMD...: run CMD niced in the background, output to LOG
 	shift
 	nice -n 19 ionice -c 2 -n 7 "$@" >"$log" 2>&1 &
 }
-debug_pid= image_pid= matrix_pid=
-case " $klines " in
-*" debug "*)
-	bg build/debug-kernel.log test/debug-kernel.sh --print-dir
-	debug_pid=$! ;;
-esac
+# The debug kernel and the matrix run one after the other in one chain:
+# the debug line needs its kernel right after the lines, the matrix is
+# needed only at the end (sharing the idle quarter, the debug build was
+# a third done when the lines ended, and the foreground waited 14 min).
+# The debug stage asks test/debug-kernel.sh for the kernel, which waits
+# on the chain's lock while the chain builds it.
+image_pid= chain_pid= want_debug= want_matrix=
+case " $klines " in *" debug "*) want_debug=1 ;; esac
+case " $klines " in *" matrix "*) want_matrix=1 ;; esac
 case " $klines " in
 *" system "*)
 	bg build/system-image.log test/system.sh --image
 	image_pid=$! ;;
 esac
-case " $klines " in
-*" matrix "*)
-	echo "# build-only matrix: $(wc -l <"$STACKID_CACHE/matrix.list" 2>/dev/null || echo 0) headers packages, in the background"
-	t_matrix=$(date +%s)
-	bg build/matrix-all.log test/matrix.sh
-	matrix_pid=$! ;;
-esac
+if [ -n "$want_debug$want_matrix" ]; then
+	[ -n "$want_matrix" ] &&
+		echo "# build-only matrix: $(wc -l <"$STACKID_CACHE/matrix.list" 2>/dev/null || echo 0) headers packages, in the background${want_debug:+ after the debug kernel}"
+	t_chain=$(date +%s)
+	rm -f build/matrix-start
+	bg build/matrix-all.log bash -c '
+		[ -z "$1" ] || test/debug-kernel.sh --print-dir \
+			>build/debug-kernel.log 2>&1
+		date +%s >build/matrix-start
+		[ -z "$2" ] || exec test/matrix.sh' chain "$want_debug" \
+		"$want_matrix"
+	chain_pid=$!
+fi
 
 t0=$(date +%s)
 if ! make -s user guest >build/make.log 2>&1; then
@@ -135,8 +144,8 @@ done < <(kernel_versions)
 case " $klines " in
 *" debug "*)
 	t0=$(date +%s)
-	wait "$debug_pid"
-	# the background build's result, or a build now if it failed
+	# waits for the chain's build (its lock), or builds now if that
+	# failed
 	if kdir=$(test/debug-kernel.sh --print-dir); then
 		stage "debug kernel build: waited for it (cached after the first)" $t0
 		kver=$(cat "$kdir/kernelrelease")
@@ -173,13 +182,18 @@ case " $klines " in
 	;;
 esac
 
-if [ -n "$matrix_pid" ]; then
+if [ -n "$chain_pid" ]; then
 	t0=$(date +%s)
-	wait "$matrix_pid"
-	cat build/matrix-all.log
-	count build/matrix-all.log
-	stage "build-only matrix: waited for it" $t0
-	stage "build-only matrix: all of it, in the background" $t_matrix
+	wait "$chain_pid"
+	if [ -n "$want_matrix" ]; then
+		cat build/matrix-all.log
+		count build/matrix-all.log
+		stage "build-only matrix: waited for it" $t0
+		t_m=$(cat build/matrix-start 2>/dev/null || echo "$t_chain")
+		stage "build-only matrix: all of it, in the background" "$t_m"
+	fi
+	[ -n "$want_debug" ] &&
+		stage "debug kernel and matrix: the background chain" "$t_chain"
 fi
 
 host_after=$(host_state)
