@@ -12,7 +12,7 @@
 #include "tool.h"
 #include "rec.h"
 
-static uint64_t drops_of(const struct stackid_stats *st)
+uint64_t rec_drops(const struct stackid_stats *st)
 {
 	uint64_t d = 0;
 	unsigned int i;
@@ -29,7 +29,7 @@ void rec_show_status(struct rec *r, uint64_t now)
 	double secs = (now - r->start) / 1e9;
 
 	if (r->ops->ioctl(r->fd, STACKID_IOC_GET_STATS, &st) == 0)
-		r->drops = drops_of(&st) - drops_of(&r->base);
+		r->drops = rec_drops(&st) - rec_drops(&r->base);
 	fprintf(r->err, "\rrecording: %7.1f s %10" PRIu64 " records %9.0f "
 		"records/s %8" PRIu64 " drops", secs, r->records,
 		secs > 0 ? r->records / secs : 0.0, r->drops);
@@ -63,6 +63,37 @@ int64_t rec_in_flight(const struct stackid_stats *st,
 			 base->counters[STACKID_STAT_DEFERRED]) -
 	       (int64_t)(st->counters[STACKID_STAT_DEFERRED_DONE] -
 			 base->counters[STACKID_STAT_DEFERRED_DONE]);
+}
+
+/*
+ * Samples of this recording still in their task's context: as
+ * rec_in_flight(), less the samples of earlier recordings that finished
+ * meanwhile (each is dropped as stale: this recording's ENABLE began a
+ * new session, and the device has one reader).
+ */
+int64_t rec_own_in_flight(const struct stackid_stats *st,
+			  const struct stackid_stats *base)
+{
+	int64_t f = rec_in_flight(st, base);
+
+	if (st->nr > STACKID_STAT_DROP_STALE)
+		f += st->counters[STACKID_STAT_DROP_STALE] -
+		     base->counters[STACKID_STAT_DROP_STALE];
+	return f;
+}
+
+/*
+ * How far the samples taken so far got: delivered, finished in their
+ * task, or dropped. Each term only grows, so two equal values mean
+ * none of them changed in between.
+ */
+uint64_t rec_progress(const struct stackid_stats *st)
+{
+	uint64_t p = rec_drops(st) + st->counters[STACKID_STAT_DELIVERED];
+
+	if (st->nr > STACKID_STAT_DEFERRED_DONE)
+		p += st->counters[STACKID_STAT_DEFERRED_DONE];
+	return p;
 }
 
 /* The counters' change over the recording. */

@@ -168,34 +168,43 @@ static int record_enabled(struct rec *r)
 
 /*
  * After DISABLE: drain until the counters stand still, into @st. The
- * module counts a sample as delivered after it publishes it, so a drain
- * that follows a GET_STATS reads every sample that GET_STATS counted;
- * when the GET_STATS after that drain counts none more, the capture holds
- * exactly the delivered samples. (One drain before one GET_STATS misses
- * a sample that a task delivers between them.)
- * Samples handed to their task's own context arrive once the task returns
- * to user space, normally within a tick: wait up to a second for them,
- * so that the capture is complete; those still in flight then are
- * reported as such.
+ * module counts a sample as delivered after it publishes it (on x86,
+ * the only architecture it builds for, stores are seen in order), so a
+ * drain that follows a GET_STATS reads every sample that GET_STATS
+ * counted; when the GET_STATS after that drain shows no progress at all
+ * (rec_progress(): no sample delivered, finished or dropped since), the
+ * capture holds exactly the delivered samples. One drain before one
+ * GET_STATS misses a sample that a task delivers between them. After
+ * DISABLE only samples already handed to their tasks can still arrive,
+ * at most the deferral slots' worth, so the passes that see progress
+ * end; PASSES_MAX only bounds a module that misbehaves. Samples still in
+ * their task's context arrive once the task returns to user space,
+ * normally within a tick: waited for up to a second, so that the
+ * capture is complete; those still in flight then are reported as such.
  */
+#define PASSES_MAX	1000
+#define SLEEPS_MAX	50
+
 static int drain_final(struct rec *r, struct stackid_stats *st)
 {
 	struct timespec ts = { 0, 20 * 1000 * 1000 };
+	unsigned int passes = 0, sleeps = 0;
 	uint64_t was;
-	int ret, i;
+	int ret;
 
 	ret = rec_xioctl(r, STACKID_IOC_GET_STATS, st, "GET_STATS");
-	for (i = 0; !ret; i++) {
-		was = st->counters[STACKID_STAT_DELIVERED];
+	while (!ret) {
+		was = rec_progress(st);
 		ret = rec_drain(r, false);
 		if (!ret)
 			ret = rec_xioctl(r, STACKID_IOC_GET_STATS, st,
 					 "GET_STATS");
-		if (ret || i >= 50)
+		if (ret || ++passes >= PASSES_MAX)
 			break;
-		if (st->counters[STACKID_STAT_DELIVERED] != was)
-			continue;	/* delivered meanwhile: drain again */
-		if (rec_in_flight(st, &r->base) <= 0)
+		if (rec_progress(st) != was)
+			continue;	/* something arrived: drain again */
+		if (rec_own_in_flight(st, &r->base) <= 0 ||
+		    ++sleeps > SLEEPS_MAX)
 			break;
 		nanosleep(&ts, NULL);
 	}

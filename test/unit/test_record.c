@@ -80,9 +80,11 @@ static struct fake {
 	bool unwind_sorted;
 	unsigned char unwind_id[20];
 	uint8_t unwind_id_len;
-	/* late's samples are delivered just before the first GET_STATS
-	 * after DISABLE: readable and counted from then on */
-	bool late_at_stats, late_out;
+	/* late's one sample, deferred to its task, is delivered just before
+	 * GET_STATS number late_at after DISABLE: readable, counted
+	 * delivered and finished from then on */
+	int late_at, stats_after;
+	bool late_out;
 } fk;
 
 #define FAKE_RING_SIZE	(1 << 16)
@@ -279,10 +281,11 @@ static int fake_ioctl(int fd, unsigned long req, void *arg)
 			return 0;
 		if (fk.live_stats)
 			live_stats();
-		if (fk.late_at_stats && fk.disabled && !fk.late_out) {
+		if (fk.late_at && fk.disabled &&
+		    ++fk.stats_after == fk.late_at) {
 			fk.late_out = true;
-			fk.stats[STACKID_STAT_SAMPLES]++;
 			fk.stats[STACKID_STAT_DELIVERED]++;
+			fk.stats[STACKID_STAT_DEFERRED_DONE]++;
 		}
 		memcpy(st->counters, fk.stats, sizeof(fk.stats));
 		return 0;
@@ -329,7 +332,7 @@ static ssize_t fake_read(int fd, void *buf, size_t len)
 		return take(&fk.stale, &fk.stale_pos, fk.stale.len, buf, len);
 	if (fk.live_pos < fk.released)
 		return take(&fk.live, &fk.live_pos, fk.released, buf, len);
-	if (fk.disabled && (!fk.late_at_stats || fk.late_out) &&
+	if (fk.disabled && (!fk.late_at || fk.late_out) &&
 	    fk.late_pos < fk.late.len)
 		return take(&fk.late, &fk.late_pos, fk.late.len, buf, len);
 	if (fk.read_errno && fk.live_pos == fk.live.len)
@@ -671,12 +674,17 @@ static void test_record(void)
 	cg_sample(&fk.late, 5, 0, 1, 1, "late", STACKID_SF_USER, 2, f);
 	fk.chunk = 300;		/* several reads per poll */
 	fk.sigint_at = 30;
-	fk.stats[STACKID_STAT_SAMPLES] = 16;
+	fk.stats[STACKID_STAT_SAMPLES] = 15;
 	fk.stats[STACKID_STAT_DELIVERED] = 9;
 	fk.stats[STACKID_STAT_DROP_RING_FULL] = 4;
 	fk.stats[STACKID_STAT_DROP_NO_MM] = 2;
-	/* ABI 2.3's drop, counted outside the first drops' range */
+	/*
+	 * ABI 2.3's drop, counted outside the first drops' range: a sample
+	 * an earlier recording took (not in this one's samples), finished
+	 * in its task during this one
+	 */
 	fk.stats[STACKID_STAT_DROP_STALE] = 1;
+	fk.stats[STACKID_STAT_DEFERRED_DONE] = 1;
 	fk.stats[STACKID_STAT_FRAMES_VALID] = 11;
 	fk.stats[STACKID_STAT_PATHS] = 3;
 	fk.stats[STACKID_STAT_IP_FIRST + STACKID_IP_NO_VMA] = 3;
@@ -733,7 +741,7 @@ static void test_record(void)
 		       "INFO record: 99 Hz, wall-clock start, file 0, pid");
 		tap_ok(e.hdr.type == CAPTURE_REC_END && e.hdr.size == el &&
 		       e.nr == STACKID_STAT_NR &&
-		       e.counters[STACKID_STAT_SAMPLES] == 16 &&
+		       e.counters[STACKID_STAT_SAMPLES] == 15 &&
 		       e.counters[STACKID_STAT_DELIVERED] == 9 &&
 		       e.counters[STACKID_STAT_DROP_RING_FULL] == 4 &&
 		       e.end_ns >= h.start_ns,
@@ -755,9 +763,11 @@ static void test_record(void)
 	       !strstr(r.err, "frames_ip_not_resolved"),
 	       "statistics: samples, delivered, the nonzero drops and ip "
 	       "reasons only");
-	tap_ok(strstr(r.err, "accounting") && strstr(r.err, " ok  samples 16 "
+	tap_ok(strstr(r.err, "accounting") && strstr(r.err, " ok  samples 15 "
 						     "== delivered 9 + "
-						     "dropped 7"),
+						     "dropped 7 - finished "
+						     "from an earlier "
+						     "recording"),
 	       "accounting identity checked");
 	/* the demo's 12, its 7 build-id records, the late sample and its 1 */
 	tap_ok(strstr(r.err, "records written") &&
@@ -827,9 +837,13 @@ static void test_duration(void)
  * A task delivers its deferred sample after DISABLE, between the
  * recorder's drain and its GET_STATS (seen in the soak: 52997 samples
  * read, 53006 delivered): the recorder drains again until the counters
- * stand still, and the capture holds every delivered sample.
+ * stand still, and the capture holds every delivered sample. At the
+ * first GET_STATS after DISABLE (the old recorder's only one), at the
+ * second, and after a wait, with a sample of an earlier recording
+ * finished meanwhile (dropped as stale), which must not make this
+ * recording's own sample look finished.
  */
-static void test_late_delivery(void)
+static void late_case(int at, bool stale, const char *what)
 {
 	static const unsigned char id[20] = { 3, 1, 4 };
 	struct record_opts o = { .duration_ns = 200000000 };
@@ -841,20 +855,39 @@ static void test_late_delivery(void)
 	for (i = 0; i < 3; i++)
 		cg_sample(&fk.live, 10 + i, 0, 1, 1, "live", STACKID_SF_USER,
 			  1, &f);
-	cg_sample(&fk.late, 20, 0, 1, 1, "lateone", STACKID_SF_USER, 1, &f);
-	fk.late_at_stats = true;
-	fk.stats[STACKID_STAT_SAMPLES] = 3;
+	cg_sample(&fk.late, 20, 0, 1, 1, "lateone",
+		  STACKID_SF_USER | STACKID_SF_DEFERRED, 1, &f);
+	fk.late_at = at;
+	fk.stats[STACKID_STAT_SAMPLES] = 4;
 	fk.stats[STACKID_STAT_DELIVERED] = 3;
+	fk.stats[STACKID_STAT_DEFERRED] = 1;
+	if (stale) {
+		fk.stats[STACKID_STAT_DROP_STALE] = 1;
+		fk.stats[STACKID_STAT_DEFERRED_DONE] = 1;
+	}
 	run(&o, &r);
 	tap_ok(r.status == 0 && fk.late_out &&
-	       strstr(r.err, " ok  samples 4 == delivered 4 + dropped 0") &&
+	       strstr(r.err, stale ? " ok  samples 4 == delivered 4 + "
+				     "dropped 1 - finished from an earlier" :
+				     " ok  samples 4 == delivered 4 + "
+				     "dropped 0") &&
 	       strstr(r.err, "(4 samples,") && !strstr(r.err, "MISMATCH") &&
 	       memmem(r.cap, r.caplen, "lateone", 7),
-	       "a sample delivered after the drain that follows DISABLE: "
-	       "drained too, 4 read, 4 delivered");
+	       "a deferred sample delivered %s: drained too, 4 read, 4 "
+	       "delivered", what);
 	if (!strstr(r.err, " ok  samples 4 ") || strstr(r.err, "MISMATCH"))
 		fprintf(stderr, "%s", r.err);
 	run_free(&r);
+}
+
+static void test_late_delivery(void)
+{
+	late_case(1, false, "between the drain after DISABLE and the "
+		  "GET_STATS after it");
+	late_case(2, false, "after the first GET_STATS that follows "
+		  "DISABLE");
+	late_case(4, true, "after a wait, an earlier recording's sample "
+		  "finished as stale meanwhile");
 }
 
 static void test_io_errors(void)
