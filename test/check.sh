@@ -89,7 +89,8 @@ bg() {	# LOG CMD...: run CMD niced in the background, output to LOG
 # needed only at the end (sharing the idle quarter, the debug build was
 # a third done when the lines ended, and the foreground waited 14 min).
 # The debug stage asks test/debug-kernel.sh for the kernel, which waits
-# on the chain's lock while the chain builds it.
+# on the chain's lock while the chain builds it. (The matrix copies the
+# tree when it starts, as each line does: after the debug kernel.)
 image_pid= chain_pid= want_debug= want_matrix=
 case " $klines " in *" debug "*) want_debug=1 ;; esac
 case " $klines " in *" matrix "*) want_matrix=1 ;; esac
@@ -146,6 +147,11 @@ case " $klines " in
 	t0=$(date +%s)
 	# waits for the chain's build (its lock), or builds now if that
 	# failed
+	if [ -e build/matrix-start ] &&
+		! test/debug-kernel.sh --print-dir --cached >/dev/null 2>&1; then
+		echo "# the background build of the debug kernel failed; its log's end (build/debug-kernel.log), then a build now:"
+		tail -n 20 build/debug-kernel.log | sed 's/^/#   /'
+	fi
 	if kdir=$(test/debug-kernel.sh --print-dir); then
 		stage "debug kernel build: waited for it (cached after the first)" $t0
 		kver=$(cat "$kdir/kernelrelease")
