@@ -204,7 +204,6 @@ int64_t rec_in_flight(const struct stackid_stats *st,
 		      const struct stackid_stats *base);
 int64_t rec_own_in_flight(const struct stackid_stats *st,
 			  const struct stackid_stats *base);
-uint64_t rec_drops(const struct stackid_stats *st);
 uint64_t rec_progress(const struct stackid_stats *st);
 /* The counters' change over the recording. */
 void rec_print_stats(struct rec *r, const struct stackid_stats *st);

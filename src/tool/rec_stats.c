@@ -12,7 +12,7 @@
 #include "tool.h"
 #include "rec.h"
 
-uint64_t rec_drops(const struct stackid_stats *st)
+static uint64_t rec_drops(const struct stackid_stats *st)
 {
 	uint64_t d = 0;
 	unsigned int i;
