@@ -416,6 +416,14 @@ int stackid_dev_init(void);
 void stackid_dev_exit(void);
 
 /* testhook.c (STACKID_TEST builds only) */
+/* the handler's stages that test_stages times (sample.c) */
+enum {
+	STACKID_STAGE_KERNEL,	/* user registers, kernel frames */
+	STACKID_STAGE_WALK,	/* mm trylock, the user walk */
+	STACKID_STAGE_RESOLVE,	/* header, cgroup, resolution, unlock */
+	STACKID_STAGE_FINISH,	/* encode and deliver, or hand over */
+	STACKID_STAGE_NR,
+};
 #ifdef STACKID_TEST
 int stackid_test_init(void);
 void stackid_test_exit(void);
@@ -423,6 +431,8 @@ int stackid_test_online_fault(unsigned int cpu);
 void stackid_test_disable(void);
 bool stackid_test_floor(void);
 void stackid_test_task_hold(void);
+bool stackid_test_stages(void);
+void stackid_test_stages_add(const u64 *t);
 #else
 static inline int stackid_test_init(void) { return 0; }
 static inline void stackid_test_exit(void) { }
@@ -430,6 +440,8 @@ static inline int stackid_test_online_fault(unsigned int cpu) { return 0; }
 static inline void stackid_test_disable(void) { }
 static inline bool stackid_test_floor(void) { return false; }
 static inline void stackid_test_task_hold(void) { }
+static inline bool stackid_test_stages(void) { return false; }
+static inline void stackid_test_stages_add(const u64 *t) { }
 #endif
 
 #endif /* STACKID_INTERNAL_H */

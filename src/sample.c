@@ -275,7 +275,8 @@ void stackid_sample(struct pt_regs *regs)
 	struct stackid_uw_regs ur;
 	unsigned int n, nk, max;
 	bool compat, defer = false, locked = false, tables, missed, rewalk;
-	bool resolve;
+	bool resolve, stages = false;
+	u64 ts[STACKID_STAGE_NR + 1];
 	u8 stop;
 	u64 cgroup;
 	u32 filter;
@@ -324,9 +325,13 @@ void stackid_sample(struct pt_regs *regs)
 		goto out;
 	}
 	t0 = start;
+	stages = stackid_test_stages();
+	ts[STACKID_STAGE_KERNEL] = start;
 	nk = 0;
 	if (!user_mode(regs) && READ_ONCE(stackid_param_kernel_frames))
 		nk = stackid_kernel_walk(regs, c->ks.kips, STACKID_MAX_KDEPTH);
+	if (stages)
+		ts[STACKID_STAGE_WALK] = local_clock();
 	compat = !user_64bit_mode(uregs);
 	ur.ip = uregs->ip;
 	ur.sp = uregs->sp;
@@ -340,6 +345,8 @@ void stackid_sample(struct pt_regs *regs)
 		    STACKID_MAX_DEPTH - nk);
 	n = stackid_unwind(c, locked ? task->mm : NULL, &ur, compat, NULL,
 			   c->ips, c->hows, max, &stop, &missed);
+	if (stages)
+		ts[STACKID_STAGE_RESOLVE] = local_clock();
 	/*
 	 * tables it could not use: its task walks again with them, if it
 	 * does so before user code changes the stack
@@ -367,14 +374,23 @@ void stackid_sample(struct pt_regs *regs)
 	}
 	if (locked)
 		stackid_mm_unlock(c, task->mm);
+	if (stages)
+		ts[STACKID_STAGE_FINISH] = local_clock();
 	if (defer && stackid_defer(c, &c->ks, task->mm, &ur, rewalk))
 		goto out;	/* its task delivers or drops it */
 	stackid_settle(&c->ks, STACKID_IP_NOT_RESOLVED);
 	stackid_count_frames(c, &c->ks);
 	stackid_emit_sample(c, &c->ks);
 out:
-	if (t0)
-		stackid_cost_add(c, local_clock() - t0);
+	if (t0) {
+		u64 end = local_clock();
+
+		stackid_cost_add(c, end - t0);
+		if (stages) {
+			ts[STACKID_STAGE_NR] = end;
+			stackid_test_stages_add(ts);
+		}
+	}
 	barrier();
 	WRITE_ONCE(c->busy, 0);
 }

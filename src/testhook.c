@@ -14,6 +14,10 @@
  *  - test_floor=1 makes the overflow handler return at once, counting
  *    its entries in test_floor_samples: `make bench`'s floor, what the
  *    sampling interrupt costs with nothing done in it.
+ *  - test_stages=1 times the handler's stages (STACKID_STAGE_*) of
+ *    every sample that walks a user stack; test_stage_ns reads
+ *    "samples N kernel NS walk NS resolve NS finish NS", sums since the
+ *    module was loaded: where `make bench`'s handler time goes.
  *  - test_kthread_ms=N starts a kernel thread "stackid_spin" that spins
  *    in stackid_test_spin() for N ms, then sleeps until the next write
  *    or the module's exit: a kernel thread whose stack is known.
@@ -73,6 +77,46 @@ bool stackid_test_floor(void)
 	atomic_long_inc(&stackid_test_floor_count);
 	return true;
 }
+
+static bool stackid_test_stages_on;
+module_param_named(test_stages, stackid_test_stages_on, bool, 0644);
+MODULE_PARM_DESC(test_stages, "TEST BUILD: time the handler's stages");
+
+static atomic64_t stackid_test_stage_n = ATOMIC64_INIT(0);
+static atomic64_t stackid_test_stage_ns[STACKID_STAGE_NR];
+
+/* Any context, NMI included. */
+bool stackid_test_stages(void)
+{
+	return READ_ONCE(stackid_test_stages_on);
+}
+
+/* @t: STACKID_STAGE_NR + 1 local_clock() readings, one per boundary. */
+void stackid_test_stages_add(const u64 *t)
+{
+	unsigned int i;
+
+	atomic64_inc(&stackid_test_stage_n);
+	for (i = 0; i < STACKID_STAGE_NR; i++)
+		atomic64_add(t[i + 1] - t[i], &stackid_test_stage_ns[i]);
+}
+
+static int stackid_get_stages(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "samples %lld kernel %lld walk %lld resolve %lld finish %lld\n",
+			  atomic64_read(&stackid_test_stage_n),
+			  atomic64_read(&stackid_test_stage_ns[STACKID_STAGE_KERNEL]),
+			  atomic64_read(&stackid_test_stage_ns[STACKID_STAGE_WALK]),
+			  atomic64_read(&stackid_test_stage_ns[STACKID_STAGE_RESOLVE]),
+			  atomic64_read(&stackid_test_stage_ns[STACKID_STAGE_FINISH]));
+}
+
+static const struct kernel_param_ops stackid_stages_ops = {
+	.get = stackid_get_stages,
+};
+
+module_param_cb(test_stage_ns, &stackid_stages_ops, NULL, 0444);
+MODULE_PARM_DESC(test_stage_ns, "TEST BUILD: the handler's time per stage");
 
 static unsigned int stackid_test_task_hold_ms;
 module_param_named(test_task_hold_ms, stackid_test_task_hold_ms, uint, 0644);

@@ -91,6 +91,12 @@ run() {
 		f0=$(cat /sys/module/stackid/parameters/test_floor_samples)
 		stackid record -F "$hz" -o /tmp/prof.cap >/tmp/prof.err 2>&1 &
 		;;
+	stages)
+		# the test build, timing the handler's stages (testhook.c)
+		rmmod stackid
+		insmod /stackid/testmod/stackid.ko test_stages=1 || return
+		stackid record -F "$hz" -o /tmp/prof.cap >/tmp/prof.err 2>&1 &
+		;;
 	stackid-fp)
 		$S reset >/dev/null 2>&1
 		stackid record --no-unwind-tables -F "$hz" -o /tmp/prof.cap \
@@ -120,6 +126,11 @@ run() {
 		load
 	else
 		n=$(sed -n 's/^ *samples *\([0-9]*\).*/\1/p' /tmp/prof.err | head -n 1)
+	fi
+	if [ $prof = stages ]; then
+		cat /sys/module/stackid/parameters/test_stage_ns >/tmp/prof.stages
+		rmmod stackid
+		load
 	fi
 	n=$(awk -v n="${n:-0}" -v t="${t:-0}" -v w=$((t1 - t0)) \
 		'BEGIN { printf "%d", (w > 0 ? n * t / w : 0) }')
@@ -180,6 +191,18 @@ stackid_figures() {
 	out "$label: $samples samples, $perframe frames each, $valid% valid; $(awk -v b="$bytes" -v s="$samples" -v f="$perframe" 'BEGIN { if (s) printf "%.0f bytes/sample, %.1f bytes/frame", b / s, b / (s * f) }'); ring drops ${drops:-0}; reader (stackid) $reader% of samples"
 }
 
+# stages LABEL HZ WORKLOAD: one run of WORKLOAD under the test build
+# timing the handler's stages; prints the mean of each per sample
+stages() {
+	[ -f /stackid/testmod/stackid.ko ] || return
+	run stages $2 $3 >/dev/null
+	out "$1: handler stages, mean per walked sample (test build, one run): $(awk '{
+		n = $2
+		for (i = 3; i < NF; i += 2)
+			printf "%s%s %.2f us", (i > 3 ? ", " : ""), $i, n ? $(i + 1) / n / 1000 : 0
+		printf " (%d samples)", n }' /tmp/prof.stages)"
+}
+
 load
 rm -f /tmp/bench.runs
 [ -x $PERF ] || out "no perf in the guest: perf columns empty"
@@ -213,6 +236,7 @@ for w in ${BENCH_NOFP_ONLY:+none} chain many churn forkexec syscall; do
 			[ $prof = stackid-noK ] &&
 				out "$w at $hz Hz, stackid kernel_frames=N: handler $($S cost)"
 		done
+		[ $hz = 9999 ] && stages "$w at $hz Hz, stackid" $hz $w
 		out "$line (slowdowns)"
 		if [ -x $PERF ]; then
 			out "$w at $hz Hz: overhead stackid/perf $(awk -v a="$s_stackid" -v b="$s_perf" 'BEGIN { printf "%.2f", (b > 1 ? (a - 1) / (b - 1) : 0) }'), resolve=Y/resolve=N $(awk -v a="$s_stackid" -v b="$s_stackid_N" 'BEGIN { printf "%.2f", (b > 1 ? (a - 1) / (b - 1) : 0) }'), kernel frames on/off $(awk -v a="$s_stackid" -v b="$s_stackid_noK" 'BEGIN { printf "%.2f", (b > 1 ? (a - 1) / (b - 1) : 0) }') (overhead ratios)"
@@ -267,6 +291,7 @@ for hz in 999 9999; do
 	out "nofp at $hz Hz: cost per sample (us, workload time / samples): floor ${c_floor:-?}, perf-dwarf ${c_perf_dwarf:-?}, stackid ${c_stackid:-?}, stackid-fp ${c_stackid_fp:-?}"
 	out "nofp at $hz Hz: per sample above the floor: stackid/perf-dwarf $(awk -v a="${c_stackid:-0}" -v b="${c_perf_dwarf:-0}" -v f="${c_floor:-0}" 'BEGIN { printf "%.2f", (b - f > 0 ? (a - f) / (b - f) : 0) }'), tables/frame pointers $(awk -v a="${c_stackid:-0}" -v b="${c_stackid_fp:-0}" -v f="${c_floor:-0}" 'BEGIN { printf "%.2f", (b - f > 0 ? (a - f) / (b - f) : 0) }') (cost ratios)"
 	out "nofp at $hz Hz: overhead stackid/perf-dwarf $(awk -v a="$s_stackid" -v b="$s_perf_dwarf" 'BEGIN { printf "%.2f", (b > 1 ? (a - 1) / (b - 1) : 0) }'), above the floor $(awk -v a="$s_stackid" -v b="$s_perf_dwarf" -v f="$s_floor" 'BEGIN { printf "%.2f", (b > f ? (a - f) / (b - f) : 0) }'), tables/frame pointers on the same chain $(awk -v a="$s_stackid" -v b="$s_fp" 'BEGIN { printf "%.2f", (b > 1 ? (a - 1) / (b - 1) : 0) }') (overhead ratios)"
+	stages "nofp at $hz Hz, stackid" $hz nofp
 done
 rmmod stackid
 pass "bench ran"
