@@ -208,6 +208,8 @@ struct stackid_cpu {
 	local64_t cost[STACKID_COST_BUCKETS];
 	unsigned long ips[STACKID_MAX_DEPTH];	/* the walk's scratch */
 	u8 hows[STACKID_MAX_DEPTH];
+	/* the VMA of each frame, while the walk's mm lock is held */
+	struct vm_area_struct *vmas[STACKID_MAX_DEPTH];
 	struct stackid_ksample ks;		/* the sample being built */
 	u8 rec[STACKID_SAMPLE_MAX];		/* its encoding */
 	struct stackid_emit_scratch {		/* emit.c, off the NMI stack */
@@ -296,12 +298,14 @@ void stackid_fill_user(struct stackid_ksample *ks, const unsigned long *ips,
 		       const u8 *hows, unsigned int n);
 
 /* resolve.c */
+struct vm_area_struct;
 bool stackid_mm_trylock(struct stackid_cpu *c, struct mm_struct *mm);
 void stackid_mm_unlock(struct stackid_cpu *c, struct mm_struct *mm);
 void stackid_resolve(struct stackid_cpu *c, struct mm_struct *mm,
 		     struct stackid_ksample *ks, bool *defer);
 void stackid_resolve_frames(struct stackid_cpu *c, struct mm_struct *mm,
 			    struct stackid_ksample *ks,
+			    struct vm_area_struct *const *vmas,
 			    int (*file_fn)(struct stackid_cpu *c,
 					   struct stackid_ksample *ks,
 					   struct file *file, int *reason,
@@ -310,7 +314,6 @@ void stackid_resolve_frames(struct stackid_cpu *c, struct mm_struct *mm,
 int stackid_file_key(struct file *file, struct stackid_bid_key *k);
 int stackid_sample_add_file(struct stackid_ksample *ks, struct file *file,
 			    bool *added, int *reason);
-struct vm_area_struct;
 struct file *stackid_vma_file(struct vm_area_struct *vma, int *reason);
 void stackid_count_frames(struct stackid_cpu *c,
 			  const struct stackid_ksample *ks);
@@ -360,7 +363,8 @@ const struct stackid_utable *stackid_uw_table(const u8 *id, u8 len);
 unsigned int stackid_unwind(struct stackid_cpu *c, struct mm_struct *mm,
 			    const struct stackid_uw_regs *regs, bool compat,
 			    const struct stackid_ksample *hint,
-			    unsigned long *ips, u8 *hows, unsigned int max,
+			    unsigned long *ips, u8 *hows,
+			    struct vm_area_struct **vmas, unsigned int max,
 			    u8 *stop, bool *missed);
 
 /* kframes.c */

@@ -231,31 +231,45 @@ static bool stackid_fix_uretprobe(struct vm_area_struct *vma,
 #endif
 }
 
+/* Where a resolution found a file: a few of them per sample, see below. */
+#define STACKID_RESOLVE_PLACES	4
+struct stackid_resolve_place {
+	struct vm_area_struct *vma;
+	int kf;			/* index in ks->files, or -1 */
+	int reason;		/* why -1 */
+};
+
 /**
  * stackid_resolve_frames - resolve pending frames against @mm
  * @c: this CPU's sampler state (handler), or NULL (the task's context)
  * @mm: the sampled mm, read-locked by the caller
  * @ks: the sample; its KS_PENDING frames are resolved
+ * @vmas: or NULL: each frame's VMA as the walk found it, under the same
+ *	hold of the mm lock as this call (stackid_unwind()); a hint, checked
+ *	against the frame's address
  * @file_fn: how a frame's file gets into @ks (handler: cache only)
  * @ctx: passed to @file_fn
  *
- * Frames in the same VMA as the one before them share its lookup. The
- * handler leaves a uretprobe trampoline's frame pending, for the task's
- * context (stackid_fix_uretprobe()).
+ * A stack goes back and forth between a few files: the last few VMAs'
+ * files are remembered, so each VMA is looked up, and its file keyed,
+ * once per sample. The handler leaves a uretprobe trampoline's frame
+ * pending, for the task's context (stackid_fix_uretprobe()); such a VMA
+ * is never remembered, each of its frames is its own.
  */
 void stackid_resolve_frames(struct stackid_cpu *c, struct mm_struct *mm,
 			    struct stackid_ksample *ks,
+			    struct vm_area_struct *const *vmas,
 			    int (*file_fn)(struct stackid_cpu *c,
 					   struct stackid_ksample *ks,
 					   struct file *file, int *reason,
 					   void *ctx),
 			    void *ctx)
 {
+	struct stackid_resolve_place places[STACKID_RESOLVE_PLACES];
 	struct stackid_uprobe_cursor uprobe_cursor = { 0 };
-	struct vm_area_struct *vma = NULL;
-	int kf = -1, reason = STACKID_IP_NO_VMA;
+	struct stackid_resolve_place *p = NULL;
+	unsigned int i, j, nplaces = 0;
 	bool uprobe_moving = false;
-	unsigned int i;
 
 #ifdef CONFIG_UPROBES
 	/*
@@ -273,52 +287,69 @@ void stackid_resolve_frames(struct stackid_cpu *c, struct mm_struct *mm,
 	for (i = 0; i < stackid_nr_user(ks); i++) {
 		struct stackid_kframe *f = &ks->frames[i];
 		unsigned long addr = f->addr;
+		struct vm_area_struct *vma;
+		struct file *file;
 
 		if (f->status != KS_PENDING)
 			continue;
-		if (!vma || addr < vma->vm_start || addr >= vma->vm_end) {
+		if (p && addr >= p->vma->vm_start && addr < p->vma->vm_end)
+			goto found;
+		for (j = 0; j < min_t(unsigned int, nplaces,
+					    STACKID_RESOLVE_PLACES); j++) {
+			p = &places[j];
+			if (addr >= p->vma->vm_start && addr < p->vma->vm_end)
+				goto found;
+		}
+		p = NULL;
+		vma = vmas ? vmas[i] : NULL;
+		if (!vma || addr < vma->vm_start || addr >= vma->vm_end)
 			vma = stackid_vma_lookup(mm, addr);
-			if (c && vma && stackid_uprobes_vma(vma)) {
+		if (vma && stackid_uprobes_vma(vma)) {
+			if (c) {
 				if (!i && !(ks->hdr.flags & STACKID_SF_USER))
 					uprobe_moving = true;
 				if (uprobe_moving && addr == vma->vm_start) {
 					f->status = KS_IP;
 					f->reason = STACKID_IP_NOT_RESOLVED;
 				}
-				vma = NULL;	/* each such frame: its own */
 				continue;	/* pending: the task's context */
 			}
-			if (!c && vma && stackid_fix_uretprobe(vma, &addr,
-							       &uprobe_cursor)) {
-				f->addr = addr;
-				vma = stackid_vma_lookup(mm, addr);
+			if (!stackid_fix_uretprobe(vma, &addr,
+						   &uprobe_cursor)) {
+				f->status = KS_IP;
+				f->reason = STACKID_IP_NO_FILE;
+				continue;
 			}
-			kf = -1;
-			reason = STACKID_IP_NO_VMA;
-			if (vma) {
-				struct file *file = stackid_vma_file(vma,
-								     &reason);
-
-				if (file)
-					kf = file_fn(c, ks, file, &reason,
-						     ctx);
-			}
+			f->addr = addr;
+			vma = stackid_vma_lookup(mm, addr);
 		}
-		if (kf < 0) {
+		if (!vma) {
 			f->status = KS_IP;
-			f->reason = reason;
+			f->reason = STACKID_IP_NO_VMA;
 			continue;
 		}
-		f->file = kf;
-		f->off = ((u64)vma->vm_pgoff << PAGE_SHIFT) + addr -
-			 vma->vm_start;
-		switch (ks->files[kf].state) {
+		p = &places[nplaces++ % STACKID_RESOLVE_PLACES];
+		p->vma = vma;
+		p->kf = -1;
+		file = stackid_vma_file(vma, &p->reason);
+		if (file)
+			p->kf = file_fn(c, ks, file, &p->reason, ctx);
+found:
+		if (p->kf < 0) {
+			f->status = KS_IP;
+			f->reason = p->reason;
+			continue;
+		}
+		f->file = p->kf;
+		f->off = ((u64)p->vma->vm_pgoff << PAGE_SHIFT) + addr -
+			 p->vma->vm_start;
+		switch (ks->files[p->kf].state) {
 		case KF_KNOWN:
 			f->status = KS_FILE;
 			break;
 		case KF_FAILED:
 			f->status = KS_IP;
-			f->reason = ks->files[kf].reason;
+			f->reason = ks->files[p->kf].reason;
 			break;
 		default:
 			break;	/* KF_MISS: stays pending, on its file */
@@ -386,7 +417,8 @@ void stackid_resolve(struct stackid_cpu *c, struct mm_struct *mm,
 {
 	unsigned int i;
 
-	stackid_resolve_frames(c, mm, ks, stackid_handler_file, NULL);
+	stackid_resolve_frames(c, mm, ks, c->vmas, stackid_handler_file,
+			       NULL);
 	*defer = false;
 	for (i = 0; i < stackid_nr_user(ks); i++)
 		if (ks->frames[i].status == KS_PENDING)

@@ -63,10 +63,20 @@ static int stackid_uw_read(void *ctx, u64 addr, unsigned int size, u64 *val)
 				     sizeof(*val)) ? -EFAULT : 0;
 }
 
-/* What the walk knows of the mapping it last looked in. */
+/*
+ * What the walk knows of the last few mappings it looked in: a stack
+ * goes back and forth between an executable and its libraries, so most
+ * steps land in one of them and need no VMA, file or table lookup.
+ */
+#define STACKID_UW_PLACES	4
 struct stackid_uw_where {
 	struct vm_area_struct *vma;
 	const struct stackid_utable *table;	/* NULL: none for this VMA */
+};
+
+struct stackid_uw_places {
+	struct stackid_uw_where w[STACKID_UW_PLACES];
+	unsigned int next;			/* the one to replace */
 };
 
 /*
@@ -127,37 +137,45 @@ static bool stackid_uw_build_id(struct stackid_cpu *c, struct file *file,
 
 /*
  * The row for @pc (a return address already made pc - 1), or NULL: no
- * table for its file, or no VMA. Under rcu_read_lock() and the mm lock.
+ * table for its file, or no VMA. *@vmap: @pc's VMA, or NULL. Under
+ * rcu_read_lock() and the mm lock, which the caller holds for the whole
+ * walk: the VMAs in @p stay valid.
  */
 static const struct stackid_unwind_row *
 stackid_uw_lookup(struct stackid_cpu *c, struct mm_struct *mm, u64 pc,
 		  const struct stackid_ksample *hint,
-		  struct stackid_uw_where *w, bool *missed)
+		  struct stackid_uw_places *p, struct vm_area_struct **vmap,
+		  bool *missed)
 {
-	struct vm_area_struct *vma = w->vma;
+	struct stackid_uw_where *w;
+	struct vm_area_struct *vma;
+	struct file *file;
+	u8 id[STACKID_BUILD_ID_SIZE], len;
+	unsigned int i;
+	int reason;
 
-	if (!vma || pc < vma->vm_start || pc >= vma->vm_end) {
-		struct file *file;
-		u8 id[STACKID_BUILD_ID_SIZE], len;
-		int reason;
-
-		w->vma = NULL;
-		w->table = NULL;
-		vma = stackid_vma_lookup(mm, pc);
-		if (!vma)
-			return NULL;
-		w->vma = vma;
-		file = stackid_vma_file(vma, &reason);
-		if (!file)
-			return NULL;
-		if (stackid_uw_build_id(c, file, hint, id, &len, missed))
-			w->table = stackid_uw_table(id, len);
+	for (i = 0; i < STACKID_UW_PLACES; i++) {
+		w = &p->w[i];
+		if (w->vma && pc >= w->vma->vm_start && pc < w->vma->vm_end)
+			goto found;
 	}
+	vma = stackid_vma_lookup(mm, pc);
+	*vmap = vma;
+	if (!vma)
+		return NULL;
+	w = &p->w[p->next++ % STACKID_UW_PLACES];
+	w->vma = vma;
+	w->table = NULL;
+	file = stackid_vma_file(vma, &reason);
+	if (file && stackid_uw_build_id(c, file, hint, id, &len, missed))
+		w->table = stackid_uw_table(id, len);
+found:
+	*vmap = w->vma;
 	if (!w->table)
 		return NULL;
 	return stackid_uw_find(w->table->rows, w->table->nr,
-			       ((u64)vma->vm_pgoff << PAGE_SHIFT) +
-			       pc - vma->vm_start);
+			       ((u64)w->vma->vm_pgoff << PAGE_SHIFT) +
+			       pc - w->vma->vm_start);
 }
 
 /*
@@ -214,6 +232,9 @@ static int stackid_fp_step32(struct stackid_uw_regs *r)
  *	known (the last walk's), whatever CPU the task runs on now; or NULL
  * @ips: the frames' addresses, innermost first
  * @hows: how each was found (enum stackid_frame_how)
+ * @vmas: or NULL: the VMA each frame's lookup found (NULL: none, or @mm
+ *	was NULL), valid while the caller holds the mm lock; for a return
+ *	address, the VMA of the call before it (address - 1)
  * @max: at most this many frames
  * @stop: why the walk ended (enum stackid_stop)
  * @missed: set if a frame's file was not in the build-id cache, so its
@@ -225,10 +246,11 @@ static int stackid_fp_step32(struct stackid_uw_regs *r)
 unsigned int stackid_unwind(struct stackid_cpu *c, struct mm_struct *mm,
 			    const struct stackid_uw_regs *regs, bool compat,
 			    const struct stackid_ksample *hint,
-			    unsigned long *ips, u8 *hows, unsigned int max,
+			    unsigned long *ips, u8 *hows,
+			    struct vm_area_struct **vmas, unsigned int max,
 			    u8 *stop, bool *missed)
 {
-	struct stackid_uw_where where = { NULL };
+	struct stackid_uw_places places = { 0 };
 	struct stackid_uw_regs r = *regs;
 	bool exact = true;	/* r.ip is not a return address */
 	unsigned int n = 0;
@@ -247,12 +269,15 @@ unsigned int stackid_unwind(struct stackid_cpu *c, struct mm_struct *mm,
 	rcu_read_lock();
 	for (;;) {
 		const struct stackid_unwind_row *row = NULL;
+		struct vm_area_struct *vma = NULL;
 		u8 how = STACKID_HOW_FP;
 
 		if (mm) {
 			row = stackid_uw_lookup(c, mm, exact ? r.ip : r.ip - 1,
-						hint, &where, missed);
+						hint, &places, &vma, missed);
 		}
+		if (vmas)
+			vmas[n - 1] = vma;
 		if (row && (row->rule & STACKID_UW_CFA_MASK) !=
 			   STACKID_UW_CFA_NONE) {
 			why = stackid_uw_step(row, &r, stackid_uw_read, NULL,
