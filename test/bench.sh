@@ -12,6 +12,8 @@
 # report's records per second on the host (make bench-report). Figures,
 # not tests: nothing here is held against a threshold.
 # BENCH_TESTS=bench-nofp.sh: only the chain without frame pointers.
+# BENCH_REPS=N: N runs of each configuration (default 3); the nofp part
+# prints its ratios run by run with 90 % intervals.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/test/lib.sh"
@@ -25,6 +27,7 @@ while read -r name kver; do
 	echo "# bench on $name ($kver), QEMU TCG, -smp 2"
 	t0=$(date +%s)
 	STACKID_WITH_PERF=1 STACKID_GUEST_TESTS=${BENCH_TESTS:-bench.sh} \
+		STACKID_BENCH_REPS=${BENCH_REPS:-} \
 		STACKID_VM_TIMEOUT=${STACKID_VM_TIMEOUT:-3600} \
 		test/vm.sh "$kver" >build/bench-$name.log 2>&1 || rc=1
 	grep -E '^# bench|^not ok' build/bench-$name.log

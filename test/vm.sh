@@ -265,6 +265,9 @@ cp "$top"/test/guest/tests/*.sh "$top"/test/guest/bench/*.sh \
 	"$root/stackid/tests/"
 guest_tests >"$root/stackid/tests/LIST"
 echo "$version" >"$root/stackid/VERSION"
+# make bench's repetitions (test/guest/bench/bench.sh)
+[ -z "${STACKID_BENCH_REPS:-}" ] ||
+	echo "$STACKID_BENCH_REPS" >"$root/stackid/bench-reps"
 # make soak's length (test/guest/bench/soak.sh)
 [ -z "${STACKID_SOAK_SECONDS:-}" ] ||
 	echo "$STACKID_SOAK_SECONDS" >"$root/stackid/soak-seconds"

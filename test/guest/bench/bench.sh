@@ -13,7 +13,8 @@
 # handler's cost with kernel_frames=N); and the chain without frame
 # pointers, by unwind tables, against perf --call-graph dwarf.
 . /stackid/lib.sh
-REPS=${REPS:-3}
+# make bench's BENCH_REPS (test/vm.sh writes it), else 3
+REPS=${REPS:-$(cat /stackid/bench-reps 2>/dev/null || echo 3)}
 PERF=/usr/bin/perf
 out() { echo "# bench $*"; }
 
@@ -81,6 +82,7 @@ run() {
 		[ $prof = perf-dwarf ] && ls -l /tmp/prof.perf 2>/dev/null |
 			awk '{ print $5 }' >/tmp/prof.size
 		rm -f /tmp/prof.perf
+		echo "# bench run: $prof $hz Hz $3: work $t ns, ${n:-0} samples written" >&2
 		echo "$prof $hz $3 $t ${n:-0}" >>/tmp/bench.runs
 		echo "$t"
 		return ;;
@@ -168,6 +170,47 @@ persample() {
 	}
 	END { if (k) printf "%d %.1f", med(n, k), med(c, k); else print "0 0" }
 	' /tmp/bench.runs
+}
+
+# paired HZ WORKLOAD BARE A B [FLOOR]: A's cost per sample against B's,
+# run by run (the j-th runs of each were made in one repetition, side by
+# side), above FLOOR's if given, else the total overheads (time - BARE)
+# A / B; prints "MEAN +-HALF" with HALF the 90 % confidence interval's
+# half width (Student's t over the runs), and "(within noise)" when the
+# interval holds 1
+paired() {
+	awk -v h="$1" -v w="$2" -v b="$3" -v A="$4" -v B="$5" -v F="${6:-}" '
+	$2 == h && $3 == w && ($1 == A || $1 == B || $1 == F) && $5 > 0 {
+		k = $1 SUBSEP (++seen[$1])
+		c[k] = F == "" ? $4 - b : ($4 - b) / $5
+	}
+	# a square root by Newton steps: the guest'"'"'s busybox awk has no sqrt()
+	function root(x,  y, i) {
+		if (x <= 0) return 0
+		y = x < 1 ? 1 : x
+		for (i = 0; i < 60; i++) y = (y + x / y) / 2
+		return y
+	}
+	END {
+		# t(0.95) for 1 .. 30 degrees of freedom
+		split("6.314 2.920 2.353 2.132 2.015 1.943 1.895 1.860 1.833 1.812 1.796 1.782 1.771 1.761 1.753 1.746 1.740 1.734 1.729 1.725 1.721 1.717 1.714 1.711 1.708 1.706 1.703 1.701 1.699 1.697", t, " ")
+		for (j = 1; (A SUBSEP j) in c && (B SUBSEP j) in c; j++) {
+			f = F == "" ? 0 : c[F SUBSEP j]
+			if (F != "" && !((F SUBSEP j) in c))
+				break
+			d = c[B SUBSEP j] - f
+			if (d <= 0)
+				continue	# B within the floor: no ratio
+			r[++n] = (c[A SUBSEP j] - f) / d
+		}
+		if (n < 2) { printf "? (%d usable runs)", n; exit }
+		for (j = 1; j <= n; j++) m += r[j]
+		m /= n
+		for (j = 1; j <= n; j++) v += (r[j] - m) * (r[j] - m)
+		half = t[n - 1 > 30 ? 30 : n - 1] * root(v / (n - 1) / n)
+		printf "%.2f +-%.2f (90%%, %d runs)%s", m, half, n,
+			(m - half <= 1 && m + half >= 1) ? " (within noise)" : ""
+	}' /tmp/bench.runs
 }
 
 # ratio A B: A / B with 3 decimals
@@ -291,6 +334,9 @@ for hz in 999 9999; do
 	out "nofp at $hz Hz: cost per sample (us, workload time / samples): floor ${c_floor:-?}, perf-dwarf ${c_perf_dwarf:-?}, stackid ${c_stackid:-?}, stackid-fp ${c_stackid_fp:-?}"
 	out "nofp at $hz Hz: per sample above the floor: stackid/perf-dwarf $(awk -v a="${c_stackid:-0}" -v b="${c_perf_dwarf:-0}" -v f="${c_floor:-0}" 'BEGIN { printf "%.2f", (b - f > 0 ? (a - f) / (b - f) : 0) }'), tables/frame pointers $(awk -v a="${c_stackid:-0}" -v b="${c_stackid_fp:-0}" -v f="${c_floor:-0}" 'BEGIN { printf "%.2f", (b - f > 0 ? (a - f) / (b - f) : 0) }') (cost ratios)"
 	out "nofp at $hz Hz: overhead stackid/perf-dwarf $(awk -v a="$s_stackid" -v b="$s_perf_dwarf" 'BEGIN { printf "%.2f", (b > 1 ? (a - 1) / (b - 1) : 0) }'), above the floor $(awk -v a="$s_stackid" -v b="$s_perf_dwarf" -v f="$s_floor" 'BEGIN { printf "%.2f", (b > f ? (a - f) / (b - f) : 0) }'), tables/frame pointers on the same chain $(awk -v a="$s_stackid" -v b="$s_fp" 'BEGIN { printf "%.2f", (b > 1 ? (a - 1) / (b - 1) : 0) }') (overhead ratios)"
+	if [ -n "$s_perf_dwarf" ] && [ "$s_perf_dwarf" != 0 ]; then
+		out "nofp at $hz Hz, run by run: per sample above the floor stackid/perf-dwarf $(paired $hz nofp "$base" stackid perf-dwarf floor), total overhead stackid/perf-dwarf $(paired $hz nofp "$base" stackid perf-dwarf)"
+	fi
 	stages "nofp at $hz Hz, stackid" $hz nofp
 done
 rmmod stackid
