@@ -345,11 +345,18 @@ for boot in 1 2; do
 		continue
 	fi
 	grep -q -F "$GUEST_MARK" "$work/console.log" && break
-	tr -d '\r' <"$work/console.log" | grep -E "$SPLAT_RE" >"$work/early.txt" ||
-		break
-	echo "# boot 1: the guest kernel broke before its first test, before the module loaded; booting again:"
-	head -n 5 "$work/early.txt" | sed 's/^/#   /'
+	# not at its first test: broken (a splat), or reset (TCG: qemu
+	# exits on a reset, -no-reboot) before the module was ever loaded
+	tr -d '\r' <"$work/console.log" | grep -E "$SPLAT_RE" >"$work/early.txt"
+	if [ -s "$work/early.txt" ]; then
+		echo "# boot 1: the guest kernel broke before its first test, before the module loaded; booting again:"
+		head -n 5 "$work/early.txt" | sed 's/^/#   /'
+	else
+		echo "# boot 1: the guest stopped before its first test, before the module loaded, with no kernel message (qemu exit $qrc: a reset, or a hang); booting again:"
+		tr -d '\r' <"$work/console.log" | tail -n 2 | sed 's/^/#   /'
+	fi
 	mv "$work/console.log" "$work/console.boot1.log"
+	[ -f "$work/qemu-d.log" ] && mv "$work/qemu-d.log" "$work/qemu-d.boot1.log"
 done
 flock -u 8
 stage "[$kver] boot + guest tests" $t0
