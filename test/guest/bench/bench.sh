@@ -232,6 +232,7 @@ stackid_figures() {
 	out "$label: handler $c"
 	out "$label: cache hit $(awk -v h="${hit:-0}" -v m="${miss:-0}" 'BEGIN { printf "%.2f%%", h + m ? 100 * h / (h + m) : 0 }') ($hit hits, ${miss:-0} misses)"
 	out "$label: $samples samples, $perframe frames each, $valid% valid; $(awk -v b="$bytes" -v s="$samples" -v f="$perframe" 'BEGIN { if (s) printf "%.0f bytes/sample, %.1f bytes/frame", b / s, b / (s * f) }'); ring drops ${drops:-0}; reader (stackid) $reader% of samples"
+	out "$label: frames left raw, by reason: $(awk '$1 ~ /^frames_ip_/ { sub(/^frames_ip_/, "", $1); printf "%s%s %s", n++ ? ", " : "", $1, $2 } END { if (!n) printf "none" }' /tmp/prof.err)"
 }
 
 # stages LABEL HZ WORKLOAD: one run of WORKLOAD under the test build
@@ -264,12 +265,13 @@ done
 out "work: chain $CHAIN_N units, many $MANY_N descents, forkexec $FORK_N, syscall $SYS_N units, nofp $NOFP_N units, $REPS runs each"
 
 # bench-nofp.sh: issue 20's part (below) alone
-for w in ${BENCH_NOFP_ONLY:+none} chain many churn forkexec syscall; do
+# bench-frames.sh: some workloads, samplers and rates only
+for w in ${BENCH_NOFP_ONLY:+none} ${BENCH_WORKLOADS:-chain many churn forkexec syscall}; do
 	[ "$w" = none ] && break
-	for hz in 999 9999; do
+	for hz in ${BENCH_HZ:-999 9999}; do
 		base=$(for i in $(seq $REPS); do run none 0 $w; done | median)
 		line="$w at $hz Hz: bare $(awk -v t="$base" 'BEGIN { printf "%.2f s", t / 1e9 }')"
-		for prof in perf stackid stackid-N stackid-noK; do
+		for prof in ${BENCH_PROFS:-perf stackid stackid-N stackid-noK}; do
 			[ $prof = perf ] && [ ! -x $PERF ] && continue
 			m=$(for i in $(seq $REPS); do run $prof $hz $w; done | median)
 			s=$(ratio "$m" "$base")
@@ -281,7 +283,7 @@ for w in ${BENCH_NOFP_ONLY:+none} chain many churn forkexec syscall; do
 		done
 		[ $hz = 9999 ] && stages "$w at $hz Hz, stackid" $hz $w
 		out "$line (slowdowns)"
-		if [ -x $PERF ]; then
+		if [ -x $PERF ] && [ -z "${BENCH_PROFS:-}" ]; then
 			out "$w at $hz Hz: overhead stackid/perf $(awk -v a="$s_stackid" -v b="$s_perf" 'BEGIN { printf "%.2f", (b > 1 ? (a - 1) / (b - 1) : 0) }'), resolve=Y/resolve=N $(awk -v a="$s_stackid" -v b="$s_stackid_N" 'BEGIN { printf "%.2f", (b > 1 ? (a - 1) / (b - 1) : 0) }'), kernel frames on/off $(awk -v a="$s_stackid" -v b="$s_stackid_noK" 'BEGIN { printf "%.2f", (b > 1 ? (a - 1) / (b - 1) : 0) }') (overhead ratios)"
 		fi
 	done
@@ -293,7 +295,8 @@ done
 # the chain with frame pointers, walked with the tables off (stackid-fp:
 # --no-unwind-tables; on the chain without frame pointers that walk ends
 # in its first frame).
-for hz in 999 9999; do
+for hz in ${BENCH_WORKLOADS:+none} 999 9999; do
+	[ "$hz" = none ] && break
 	# interleaved: each repetition runs every configuration once, in
 	# turn, so a slow spell of the host falls on all of them alike;
 	# stackid last, whose capture and statistics are looked at below
