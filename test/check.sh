@@ -79,11 +79,24 @@ mkdir -p build
 # else. A stage that needs one waits for it: test/debug-kernel.sh and
 # test/system.sh take the same locks, and build only what is still
 # missing. Warm, each finds its cache and ends at once.
+# Each in a process group of its own, which Ctrl-C (or a TERM) of this
+# script ends: a non-interactive shell's background jobs ignore SIGINT,
+# and the builds would run on for an hour after the suite was stopped.
+bg_pids=
 bg() {	# LOG CMD...: run CMD niced in the background, output to LOG
 	local log=$1
 	shift
-	nice -n 19 ionice -c 2 -n 7 "$@" >"$log" 2>&1 &
+	setsid -w nice -n 19 ionice -c 2 -n 7 "$@" >"$log" 2>&1 &
+	bg_pids="$bg_pids $!"
 }
+stop_bg() {
+	local p
+	for p in $bg_pids; do
+		kill -TERM -- "-$p" 2>/dev/null
+	done
+}
+trap 'stop_bg; exit 130' INT
+trap 'stop_bg; exit 143' TERM
 # The debug kernel and the matrix run one after the other in one chain:
 # the debug line needs its kernel right after the lines, the matrix is
 # needed only at the end (sharing the idle quarter, the debug build was
