@@ -114,7 +114,36 @@ EOF
 # against the same expected frames by function (perf names them): perf
 # is the reference that the expectation is right, and stackid must do
 # no worse than it, program by program (its share at most 2 points
-# below perf's); and frame by frame (file and offset), below.
+# below perf's, or its failures no more than chance gives: fisher());
+# and frame by frame (file and offset), below.
+# fisher N1 P1 N2 P2: how likely N1 samples of which P1 pass fail at
+# least as often as they do (N1 - P1 times), had they the failure rate of
+# N2 samples of which P2 pass: Fisher's exact test, one-sided (the
+# hypergeometric tail, by the ratio of successive terms: the guest's
+# busybox awk has no exp() or log()). The samplers take different
+# samples: a few walks that cannot pass (see the throw path, below)
+# fall to one or the other by chance, and a margin of 2 points alone
+# failed now and then (throw: perf 195 of 195, stackid 180 of 183, on
+# 2026-12-02). Below 0.001 only: stackid failing about 1.6 % of the
+# throw path's ~180 samples where perf failed none gives p < 0.001 about
+# once in a thousand runs; the absolute bounds above stay as they are.
+fisher() {
+	awk -v n1="$1" -v p1="$2" -v n2="$3" -v p2="$4" 'BEGIN {
+		f1 = n1 - p1; f2 = n2 - p2; F = f1 + f2
+		if (F == 0 || f1 <= 0) { print "1.0000"; exit }
+		lo = F - n2; if (lo < 0) lo = 0
+		hi = F < n1 ? F : n1
+		t = 1; sum = 0; tail = 0
+		for (x = lo; x <= hi; x++) {
+			sum += t
+			if (x >= f1) tail += t
+			t = t * (n1 - x) * (F - x) / ((x + 1) * (n2 - F + x + 1))
+			if (t > 1e200) { t /= 1e200; sum /= 1e200; tail /= 1e200 }
+		}
+		printf "%.4f", tail / sum
+	}'
+}
+
 perfchain() {	# PID EXPECT exact|reach: "PASS LEAF" of perf's samples
 	awk -v pid="$1" -v ex="$2" -v mode="$3" '
 	BEGIN {
@@ -185,11 +214,24 @@ if [ -x /usr/bin/perf ]; then
 		[ $# = 3 ] || continue
 		x=$E/$2
 		[ $2 = python3 ] && x=/tmp/python3
-		set -- $1 $2 $3 $(perfchain $1 $x $3) \
-			$(sed -n 's/^ok - \(.*\) (\([0-9]*\)%)$/\2/p; s/^not ok - \(.*\) (\([0-9]*\)%)$/\2/p' /tmp/uw.$2.out | head -n 1)
-		pp=$(awk -v a="$4" -v b="$5" 'BEGIN { print b ? int(a * 100 / b) : 0 }')
-		check "$2: perf --call-graph dwarf: $4 of $5 samples ($pp%); stackid ${6:-?}%: no worse (>= $pp - 2)" \
-			test "$5" -gt 0 -a "${6:-0}" -ge $((pp - 2))
+		# perf's passes and samples; stackid's share, samples judged
+		# and passes (sidcheck unwind)
+		read -r pa pn <<EOF2
+$(perfchain $1 $x $3)
+EOF2
+		sp=$(sed -n 's/^ok - \(.*\) (\([0-9]*\)%)$/\2/p; s/^not ok - \(.*\) (\([0-9]*\)%)$/\2/p' /tmp/uw.$2.out | head -n 1)
+		read -r sn sa <<EOF2
+$(sed -n 's/.* \([0-9]*\) judged, \([0-9]*\) pass$/\1 \2/p' /tmp/uw.$2.out | head -n 1)
+EOF2
+		pp=$(awk -v a="${pa:-0}" -v b="${pn:-0}" 'BEGIN { print b ? int(a * 100 / b) : 0 }')
+		fp=$(fisher "${sn:-0}" "${sa:-0}" "${pn:-0}" "${pa:-0}")
+		ok=0
+		if [ "${pn:-0}" -gt 0 ] && [ "${sn:-0}" -gt 0 ] && [ -n "$sp" ]; then
+			[ "$sp" -ge $((pp - 2)) ] && ok=1
+			[ "$(awk -v p="$fp" 'BEGIN { print (p >= 0.001) }')" = 1 ] && ok=1
+		fi
+		check "$2: perf --call-graph dwarf: ${pa:-?} of ${pn:-?} samples ($pp%); stackid ${sa:-?} of ${sn:-?} (${sp:-?}%): no worse (>= $pp - 2, or its extra failures likely enough by chance: p $fp >= 0.001)" \
+			test $ok = 1
 	done
 	# Frame by frame (sidcheck perfcmp; frames as file and offset): in
 	# each stackid sample (after the warm-up) whose innermost instruction
