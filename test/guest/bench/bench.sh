@@ -86,17 +86,12 @@ run() {
 		echo "$prof $hz $3 $t ${n:-0}" >>/tmp/bench.runs
 		echo "$t"
 		return ;;
-	floor)
-		# the test build, its handler returning at once (testhook.c)
+	floor|stages)
+		# the test build (testhook.c): its handler returning at once
+		# (test_floor), or timing the handler's stages (test_stages)
 		rmmod stackid
-		insmod /stackid/testmod/stackid.ko test_floor=1 || return
+		insmod /stackid/testmod/stackid.ko test_$prof=1 || return
 		f0=$(cat /sys/module/stackid/parameters/test_floor_samples)
-		stackid record -F "$hz" -o /tmp/prof.cap >/tmp/prof.err 2>&1 &
-		;;
-	stages)
-		# the test build, timing the handler's stages (testhook.c)
-		rmmod stackid
-		insmod /stackid/testmod/stackid.ko test_stages=1 || return
 		stackid record -F "$hz" -o /tmp/prof.cap >/tmp/prof.err 2>&1 &
 		;;
 	stackid-fp)
@@ -124,16 +119,12 @@ run() {
 	t1=$(ns)
 	if [ $prof = floor ]; then
 		n=$(($(cat /sys/module/stackid/parameters/test_floor_samples) - f0))
-		rmmod stackid
-		load
 	else
 		n=$(sed -n 's/^ *samples *\([0-9]*\).*/\1/p' /tmp/prof.err | head -n 1)
 	fi
-	if [ $prof = stages ]; then
+	[ $prof = stages ] &&
 		cat /sys/module/stackid/parameters/test_stage_ns >/tmp/prof.stages
-		rmmod stackid
-		load
-	fi
+	case $prof in floor|stages) rmmod stackid; load ;; esac
 	n=$(awk -v n="${n:-0}" -v t="${t:-0}" -v w=$((t1 - t0)) \
 		'BEGIN { printf "%d", (w > 0 ? n * t / w : 0) }')
 	echo "# bench run: $prof $hz Hz $3: work $t ns, $n samples in it, recording $((t1 - t0)) ns, recorder $c0 -> $c1 ticks (ready) -> $c2 (end)" >&2
