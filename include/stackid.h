@@ -17,6 +17,7 @@
  *	                                            (it writes tail: EACCES)
  *	ioctl(fd, STACKID_IOC_GET_VERSION, &ver);   check the major
  *	ioctl(fd, STACKID_IOC_SET_FREQ, &hz);
+ *	ioctl(fd, STACKID_IOC_SET_FORMAT, &fmt);    optional: 8-byte frames
  *	ioctl(fd, STACKID_IOC_ENABLE);
  *	poll(), then read(fd, buf, len)             whole records only
  *	  or, per CPU, mmap() its ring              see "Rings" below
@@ -50,6 +51,11 @@
  * open()) is dropped and counted (STACKID_STAT_DROP_STALE), where 2.2
  * wrote it into the new session, before that session's start. Counter
  * appended; no record changed.
+ *
+ * ABI 2.4 (from 2.3): packed samples (STACKID_REC_SAMPLE_PACKED: the same
+ * header, 8-byte frames), written only to a reader that asked for them
+ * (STACKID_IOC_SET_FORMAT); a new open() starts with the 16-byte frames
+ * of STACKID_REC_SAMPLE, so readers of 2.3 see nothing new.
  */
 #ifndef _UAPI_STACKID_H
 #define _UAPI_STACKID_H
@@ -58,7 +64,7 @@
 #include <linux/ioctl.h>
 
 #define STACKID_ABI_MAJOR	2
-#define STACKID_ABI_MINOR	3
+#define STACKID_ABI_MINOR	4
 /* What STACKID_IOC_GET_VERSION returns: major << 16 | minor. */
 #define STACKID_ABI_VERSION	((STACKID_ABI_MAJOR << 16) | STACKID_ABI_MINOR)
 
@@ -122,6 +128,33 @@ struct stackid_frame {
 };
 
 /*
+ * A packed frame (ABI 2.4): the frames of a STACKID_REC_SAMPLE_PACKED
+ * record, one __u64 each, in the byte order of the writer's machine:
+ *
+ *	bits 63..62	status (enum stackid_frame_status, never EMPTY)
+ *	bits 61..60	how (enum stackid_frame_how)
+ *	VALID, KERNEL:
+ *	bits 59..44	bid
+ *	bits 43..0	addr (file offset; offset into the function)
+ *	IP:
+ *	bits 59..56	reason
+ *	bits 55..0	addr (the user address)
+ *
+ * It stands for the struct stackid_frame with those fields (and the
+ * others 0). A sample with a frame that does not fit (a file offset of
+ * 16 TiB or more, a user address of 2^56 or more, a how or reason beyond
+ * the bits) is written as STACKID_REC_SAMPLE instead.
+ */
+#define STACKID_PF_STATUS_SHIFT	62
+#define STACKID_PF_HOW_SHIFT	60
+#define STACKID_PF_HOW_MAX	3
+#define STACKID_PF_BID_SHIFT	44
+#define STACKID_PF_OFF_BITS	44
+#define STACKID_PF_REASON_SHIFT	56
+#define STACKID_PF_REASON_MAX	15
+#define STACKID_PF_IP_BITS	56
+
+/*
  * stackid_frame.how (ABI 2.2): how the walk found a user frame from the
  * one before it. The innermost user frame is the interrupted (or saved)
  * instruction pointer; every later one is a return address found by the
@@ -172,6 +205,7 @@ enum stackid_record_type {
 	STACKID_REC_EPOCH = 4,		/* stackid_epoch */
 	STACKID_REC_KSYM = 5,		/* stackid_ksym */
 	STACKID_REC_CGROUP = 6,		/* stackid_cgroup */
+	STACKID_REC_SAMPLE_PACKED = 7,	/* stackid_sample + packed frames */
 };
 
 /* stackid_sample.flags */
@@ -197,7 +231,9 @@ struct stackid_record_hdr {
 };
 
 /*
- * A sample: header, then nr_frames frames, innermost first. The first
+ * A sample: header, then nr_frames frames, innermost first: struct
+ * stackid_frame (STACKID_REC_SAMPLE) or packed frames, 8 bytes each
+ * (STACKID_REC_SAMPLE_PACKED, see above). The first
  * nr_kernel of them are kernel frames (STACKID_FRAME_KERNEL, when the
  * sample interrupted the kernel and kernel frames are on: the
  * kernel_frames parameter), the rest user frames. ring is the ring the
@@ -649,5 +685,16 @@ struct stackid_unwind_info {
 #define STACKID_IOC_ADD_UNWIND	_IOW(STACKID_IOC_MAGIC, 0x0e, struct stackid_unwind_table)
 /* struct stackid_unwind_info out. */
 #define STACKID_IOC_GET_UNWIND	_IOR(STACKID_IOC_MAGIC, 0x0f, struct stackid_unwind_info)
+/*
+ * __u32 in (ABI 2.4): STACKID_FORMAT_* flags for the samples written from
+ * now on; -EINVAL for an unknown flag. Each open() starts with 0.
+ */
+#define STACKID_IOC_SET_FORMAT	_IOW(STACKID_IOC_MAGIC, 0x10, __u32)
+/* __u32 out: the flags in force. */
+#define STACKID_IOC_GET_FORMAT	_IOR(STACKID_IOC_MAGIC, 0x11, __u32)
+
+/* Samples as STACKID_REC_SAMPLE_PACKED where their frames fit. */
+#define STACKID_FORMAT_PACKED	(1U << 0)
+#define STACKID_FORMAT_ALL	STACKID_FORMAT_PACKED
 
 #endif /* _UAPI_STACKID_H */

@@ -128,6 +128,7 @@ static int stackid_release(struct inode *inode, struct file *file)
 	mutex_lock(&stackid_state.lock);
 	stackid_disable();
 	WRITE_ONCE(stackid_state.filter_tgid, 0);
+	WRITE_ONCE(stackid_state.format, 0);
 	stackid_cgroup_set_filter(-1);
 	mutex_unlock(&stackid_state.lock);
 	/* the next reader starts with no tables, and loads its own */
@@ -397,6 +398,16 @@ static long stackid_ioctl(struct file *file, unsigned int cmd,
 		return stackid_set_wakeup(uarg);
 	case STACKID_IOC_GET_WAKEUP:
 		return stackid_get_wakeup(uarg);
+	case STACKID_IOC_SET_FORMAT:
+		if (get_user(v, (u32 __user *)uarg))
+			return -EFAULT;
+		if (v & ~STACKID_FORMAT_ALL)
+			return -EINVAL;
+		WRITE_ONCE(stackid_state.format, v);
+		return 0;
+	case STACKID_IOC_GET_FORMAT:
+		return put_user(READ_ONCE(stackid_state.format),
+				(u32 __user *)uarg);
 	default:
 		return -ENOTTY;
 	}

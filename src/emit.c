@@ -20,6 +20,7 @@
 #include <linux/kallsyms.h>
 
 #include "internal.h"
+#include "packed.h"
 
 #define STACKID_INDEX_MAX	65535
 
@@ -178,6 +179,38 @@ static u32 stackid_emit_kernel_names(struct stackid_cpu *c,
 	return bytes;
 }
 
+/*
+ * Whether @ks's frames all pack (packed.h): kernel frames always do
+ * (a 16-bit index, a 32-bit offset); user frames by how, offset, address
+ * and reason.
+ */
+static bool stackid_sample_packs(const struct stackid_ksample *ks)
+{
+	unsigned int i;
+
+	for (i = 0; i < stackid_nr_user(ks); i++) {
+		const struct stackid_kframe *kf = &ks->frames[i];
+
+		if (kf->how > STACKID_PF_HOW_MAX)
+			return false;
+		if (kf->status == KS_FILE ? kf->off > STACKID_PF_OFF_MASK :
+		    kf->addr > STACKID_PF_IP_MASK ||
+		    kf->reason > STACKID_PF_REASON_MAX)
+			return false;
+	}
+	return true;
+}
+
+/* Frame @i of the record being built, 16 bytes or packed into 8. */
+static void stackid_put_frame(struct stackid_sample *s, unsigned int i,
+			      const struct stackid_frame *f, bool packed)
+{
+	if (packed)
+		((u64 *)s->frames)[i] = stackid_frame_pack(f);
+	else
+		s->frames[i] = *f;
+}
+
 /**
  * stackid_emit_sample - write a finished sample into this CPU's ring
  * @c: this CPU's sampler state, held
@@ -197,7 +230,8 @@ bool stackid_emit_sample(struct stackid_cpu *c, struct stackid_ksample *ks)
 	unsigned int i, nk = ks->hdr.nr_kernel, nu = stackid_nr_user(ks);
 	unsigned int nused = 0, nfresh = 0, nkfresh;
 	u32 pin = stackid_bidcache_tick(&c->cache), size, need, kbytes;
-	bool epoch = kr->epoch_due;
+	bool epoch = kr->epoch_due, packed;
+	struct stackid_frame f;
 
 	memset(used, 0, ks->nr_files * sizeof(*used));
 	memset(fresh, 0, ks->nr_files * sizeof(*fresh));
@@ -226,7 +260,10 @@ bool stackid_emit_sample(struct stackid_cpu *c, struct stackid_ksample *ks)
 	}
 	kbytes = stackid_emit_kernel_names(c, ks, epoch ? kr->epoch + 1 :
 						      kr->epoch, &nkfresh);
-	size = sizeof(*s) + (nk + nu) * sizeof(s->frames[0]);
+	packed = (READ_ONCE(stackid_state.format) & STACKID_FORMAT_PACKED) &&
+		 stackid_sample_packs(ks);
+	size = sizeof(*s) + (nk + nu) * (packed ? sizeof(u64) :
+						 sizeof(s->frames[0]));
 	need = size + nfresh * sizeof(struct stackid_build_id) + kbytes +
 	       (epoch ? sizeof(struct stackid_epoch) : 0);
 	if (stackid_ring_room(&kr->r) < need) {
@@ -270,34 +307,33 @@ bool stackid_emit_sample(struct stackid_cpu *c, struct stackid_ksample *ks)
 
 	*s = ks->hdr;
 	s->hdr.size = size;
-	s->hdr.type = STACKID_REC_SAMPLE;
+	s->hdr.type = packed ? STACKID_REC_SAMPLE_PACKED : STACKID_REC_SAMPLE;
 	s->hdr.abi_major = STACKID_ABI_MAJOR;
 	s->ring = c->cpu;
 	for (i = 0; i < nk; i++) {
-		struct stackid_frame *f = &s->frames[i];
-
-		memset(f, 0, sizeof(*f));
-		f->status = STACKID_FRAME_KERNEL;
+		memset(&f, 0, sizeof(f));
+		f.status = STACKID_FRAME_KERNEL;
 		if (x->knamed[i]) {
-			f->bid = x->kidx[i];
-			f->addr = x->koff[i];
+			f.bid = x->kidx[i];
+			f.addr = x->koff[i];
 		}
+		stackid_put_frame(s, i, &f, packed);
 	}
 	for (i = 0; i < nu; i++) {
 		const struct stackid_kframe *kf = &ks->frames[i];
-		struct stackid_frame *f = &s->frames[nk + i];
 
-		memset(f, 0, sizeof(*f));
-		f->how = kf->how;
+		memset(&f, 0, sizeof(f));
+		f.how = kf->how;
 		if (kf->status == KS_FILE) {
-			f->status = STACKID_FRAME_VALID;
-			f->addr = kf->off;
-			f->bid = index[kf->file];
+			f.status = STACKID_FRAME_VALID;
+			f.addr = kf->off;
+			f.bid = index[kf->file];
 		} else {
-			f->status = STACKID_FRAME_IP;
-			f->addr = kf->addr;
-			f->reason = kf->reason;
+			f.status = STACKID_FRAME_IP;
+			f.addr = kf->addr;
+			f.reason = kf->reason;
 		}
+		stackid_put_frame(s, nk + i, &f, packed);
 	}
 	stackid_ring_put(&kr->r, s, size);
 	stackid_ring_publish(&kr->r);

@@ -253,6 +253,7 @@ struct stackid_state {
 	u32 filter_tgid;		/* 0: all */
 	u32 watermark;			/* bytes; 0: a quarter of a ring */
 	u32 period_ms;
+	u32 format;			/* STACKID_FORMAT_*, this reader's */
 };
 
 extern struct stackid_state stackid_state;

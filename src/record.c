@@ -147,7 +147,8 @@ static long check_sample(const unsigned char *p, u32 size, const char **why)
 	if (size < sizeof(s))
 		return bad(why, "sample record too short");
 	memcpy(&s, p, sizeof(s));
-	if (!frames_fit(s.nr_frames, sizeof(s), sizeof(f), size))
+	if (!frames_fit(s.nr_frames, sizeof(s),
+			stackid_frame_size(s.hdr.type), size))
 		return bad(why, "bad frame count");
 	if (s.nr_kernel > s.nr_frames)
 		return bad(why, "more kernel frames than frames");
@@ -160,7 +161,7 @@ static long check_sample(const unsigned char *p, u32 size, const char **why)
 	    (!s.nr_kernel || s.nr_kernel != s.nr_frames))
 		return bad(why, "kernel thread sample with user frames");
 	for (i = 0; i < s.nr_frames; i++) {
-		memcpy(&f, p + sizeof(s) + i * sizeof(f), sizeof(f));
+		stackid_sample_frame(p, i, &f);
 		if (i < s.nr_kernel) {
 			if (f.status != STACKID_FRAME_KERNEL)
 				return bad(why, "not a kernel frame in the first nr_kernel");
@@ -308,6 +309,7 @@ long stackid_record_check_abi(const void *buf, size_t len,
 		return check_abi1(p, hdr.type, hdr.size, why);
 	switch (hdr.type) {
 	case STACKID_REC_SAMPLE:
+	case STACKID_REC_SAMPLE_PACKED:
 		return check_sample(p, hdr.size, why);
 	case STACKID_REC_BUILD_ID_PATH:
 		return check_path(p, hdr.size, why);

@@ -11,6 +11,7 @@
 #include "pure.h"
 #include <stackid.h>
 #include "abi1.h"
+#include "packed.h"
 
 /* Name of a statistics counter (enum stackid_stat), or NULL. */
 const char *stackid_stat_name(unsigned int i);
@@ -62,7 +63,7 @@ static inline size_t stackid_record_max(unsigned int major)
  * record yet, or -EINVAL if it is malformed:
  *  - any record: size not a multiple of 8, below the header's, or above
  *    the ABI's largest record;
- *  - STACKID_REC_SAMPLE: frame count above STACKID_MAX_DEPTH or not
+ *  - STACKID_REC_SAMPLE, STACKID_REC_SAMPLE_PACKED: frame count above STACKID_MAX_DEPTH or not
  *    matching the size, a frame status, reason, build-id length (ABI 1)
  *    or index (ABI 2) out of range; ABI 2: nr_kernel above nr_frames or
  *    STACKID_MAX_KDEPTH, kernel frames without STACKID_SF_KERNEL or with

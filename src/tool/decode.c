@@ -183,6 +183,7 @@ static int take_sample(struct report *rp, const struct stackid_sample *s,
 {
 	const struct bidtab_ring *r = s->nr_frames ?
 				      bidtab_ring(&rp->bids, s->ring) : NULL;
+	struct stackid_frame fb;
 	unsigned int i;
 
 	out->flags = s->flags;
@@ -216,10 +217,12 @@ static int take_sample(struct report *rp, const struct stackid_sample *s,
 		out->cgroup_path = rp->cg_path;
 	}
 	for (i = 0; i < s->nr_frames; i++) {
-		const struct stackid_frame *f = &s->frames[i];
+		const struct stackid_frame *f = &fb;
 		struct rframe *o = &out->frames[i];
 		const struct bidtab_entry *e = NULL;
 		const struct bidtab_ksym *k;
+
+		stackid_sample_frame(s, i, &fb);
 
 		o->status = f->status;
 		o->reason = f->reason;
@@ -282,7 +285,11 @@ int report_next_sample(struct report *rp, struct rsample *out)
 		h = rec;
 		switch (h->type) {
 		case STACKID_REC_SAMPLE:
+		case STACKID_REC_SAMPLE_PACKED:
 			if (h->abi_major == STACKID1_ABI_MAJOR) {
+				/* ABI 1 had no packed samples: skipped */
+				if (h->type != STACKID_REC_SAMPLE)
+					break;
 				take_sample1(rp, rec, out);
 			} else {
 				ret = take_sample(rp, rec, off, out);

@@ -142,6 +142,19 @@ int rec_configure(struct rec *r)
 		return EXIT_SYSTEM;
 	}
 	r->abi = ver;
+	/*
+	 * 8-byte frames where they fit (ABI 2.4): half the bytes per frame
+	 * in the rings and the captures. An older module keeps 16.
+	 */
+	if ((ver & 0xffff) >= 4) {
+		uint32_t fmt = STACKID_FORMAT_PACKED;
+
+		if (r->ops->ioctl(r->fd, STACKID_IOC_SET_FORMAT, &fmt) < 0 &&
+		    errno != ENOTTY && errno != EINVAL) {
+			rec_sys_fail(r, "SET_FORMAT");
+			return EXIT_SYSTEM;
+		}
+	}
 	if (hz && r->ops->ioctl(r->fd, STACKID_IOC_SET_FREQ, &hz) < 0) {
 		if (errno == EINVAL)
 			fprintf(r->err, "stackid: %u Hz refused: the module "

@@ -103,7 +103,7 @@ static int flush(struct rec *r)
 static void count(struct rec *r, const struct stackid_record_hdr *h)
 {
 	r->records++;
-	if (h->type == STACKID_REC_SAMPLE)
+	if (stackid_is_sample(h->type))
 		r->samples++;
 	else if (h->type == STACKID_REC_BUILD_ID_PATH)
 		r->paths++;

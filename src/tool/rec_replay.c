@@ -152,13 +152,16 @@ void replay_need(struct replay *rp, const void *rec, struct strbuf *pre,
 		 bool mark, uint16_t major)
 {
 	const struct stackid_sample *s = rec;
+	struct stackid_frame fb;
 	unsigned char k[9];
 	unsigned int i;
 
-	if (s->hdr.type != STACKID_REC_SAMPLE)
+	if (!stackid_is_sample(s->hdr.type))
 		return;
 	for (i = 0; i < s->nr_frames; i++) {
-		const struct stackid_frame *f = &s->frames[i];
+		const struct stackid_frame *f = &fb;
+
+		stackid_sample_frame(s, i, &fb);
 
 		if (!f->bid)
 			continue;

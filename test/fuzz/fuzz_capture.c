@@ -51,11 +51,13 @@ struct walk {
 static bool undefined(const struct bidtab *t, const struct stackid_sample *s,
 		      uint64_t off, struct walk *w)
 {
+	struct stackid_frame fb;
 	unsigned int i;
 
 	for (i = 0; i < s->nr_frames; i++) {
-		const struct stackid_frame *f = &s->frames[i];
+		const struct stackid_frame *f = &fb;
 
+		stackid_sample_frame(s, i, &fb);
 		if (f->status == STACKID_FRAME_KERNEL && f->bid &&
 		    !bidtab_get_ksym(t, s->ring, f->bid))
 			snprintf(w->err, sizeof(w->err), "record at byte %"
@@ -103,7 +105,9 @@ static void walk(const uint8_t *data, size_t size, struct walk *w)
 		prev = off;
 		if (h->abi_major != STACKID1_ABI_MAJOR && bidtab_take(&t, h))
 			continue;
-		if (h->type != STACKID_REC_SAMPLE)
+		/* ABI 1 had no packed samples: those are skipped */
+		if (h->abi_major == STACKID1_ABI_MAJOR ?
+		    h->type != STACKID_REC_SAMPLE : !stackid_is_sample(h->type))
 			continue;
 		if (h->abi_major != STACKID1_ABI_MAJOR && undefined(&t, rec, off,
 								   w)) {

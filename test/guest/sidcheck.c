@@ -4,8 +4,9 @@
  * device through include/stackid.h only, and checks what comes back.
  *
  *   sidcheck record [-F HZ] [-p PID] [-d MS] [-m MS | -s MS] [-b BUFSZ]
- *                   -o FILE
- *       enable, read for MS milliseconds, disable, drain, write the
+ *                   [-P] -o FILE
+ *       (-P: packed samples, STACKID_FORMAT_PACKED) enable, read for MS
+ *       milliseconds, disable, drain, write the
  *       records to FILE; prints "stat NAME VALUE" lines (and, with -m,
  *       "mid NAME VALUE" lines of the counters at that time). -s MS
  *       first lets the build-id cache settle: it reads until a 500 ms
@@ -58,6 +59,8 @@
  *                               still end, and the next reader gets
  *                               clean control pages and good records
  *   sidcheck dump FILE          text dump of records
+ *   sidcheck kinds FILE         "samples N packed M": M of FILE's N
+ *                               samples are STACKID_REC_SAMPLE_PACKED
  *   sidcheck paths FILE         build-id -> path records of a capture
  *   sidcheck flipbid FILE HEX   rewrite FILE's build-id HEX in place
  *   sidcheck cost               handler cost per sample (bench)
@@ -273,7 +276,7 @@ static void on_stop(int sig)
 static int cmd_record(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = on_stop };
-	unsigned int hz = 0, ms = 1000, mid = 0, settle = 0;
+	unsigned int hz = 0, ms = 1000, mid = 0, settle = 0, fmt = 0;
 	struct stackid_filter flt = { 0 };
 	size_t bufsz = 1 << 20;
 	const char *outpath = NULL;
@@ -285,8 +288,9 @@ static int cmd_record(int argc, char **argv)
 	int fd, c;
 
 	sigaction(SIGUSR1, &sa, NULL);
-	while ((c = getopt(argc, argv, "F:p:d:o:b:m:s:")) != -1) {
+	while ((c = getopt(argc, argv, "F:p:d:o:b:m:s:P")) != -1) {
 		switch (c) {
+		case 'P': fmt = STACKID_FORMAT_PACKED; break;
 		case 'm': mid = strtoul(optarg, NULL, 0); break;
 		case 's': settle = strtoul(optarg, NULL, 0); break;
 		case 'F': hz = strtoul(optarg, NULL, 0); break;
@@ -304,6 +308,8 @@ static int cmd_record(int argc, char **argv)
 	if (!out || !buf)
 		return 2;
 	fd = dev_open();
+	if (fmt)
+		xioctl(fd, STACKID_IOC_SET_FORMAT, &fmt, "SET_FORMAT");
 	if (hz)
 		xioctl(fd, STACKID_IOC_SET_FREQ, &hz, "SET_FREQ");
 	xioctl(fd, STACKID_IOC_SET_FILTER, &flt, "SET_FILTER");
@@ -405,6 +411,7 @@ struct iter {
 	size_t len, off;
 	struct bidtab bids;
 	unsigned long ksyms, ncgrecs;	/* records seen */
+	unsigned long packed;		/* samples with 8-byte frames */
 	unsigned int ncg;
 	unsigned long long cgid[MAX_CGROUPS];
 	const char *cgpath[MAX_CGROUPS];
@@ -437,6 +444,7 @@ static bool next_sample(struct iter *it, struct dsample *d)
 		const struct stackid_record_hdr *h =
 			(const void *)(it->buf + it->off);
 		const struct stackid_sample *s = (const void *)h;
+		struct stackid_frame fb;
 		unsigned int i;
 
 		if (stackid_record_check(h, it->len - it->off) <= 0)
@@ -453,16 +461,18 @@ static bool next_sample(struct iter *it, struct dsample *d)
 				it->cgpath[it->ncg++] = cg->path;
 			}
 		}
-		if (bidtab_take(&it->bids, h) || h->type != STACKID_REC_SAMPLE)
+		if (bidtab_take(&it->bids, h) || !stackid_is_sample(h->type))
 			continue;
+		it->packed += h->type == STACKID_REC_SAMPLE_PACKED;
 		d->s = s;
 		d->nk = s->nr_kernel;
 		d->nu = s->nr_frames - s->nr_kernel;
 		for (i = 0; i < d->nk; i++) {
-			const struct stackid_frame *f = &s->frames[i];
+			const struct stackid_frame *f = &fb;
 			const struct bidtab_ksym *k = NULL;
 			struct dkframe *o = &d->kframes[i];
 
+			stackid_sample_frame(s, i, &fb);
 			if (f->bid)
 				k = bidtab_get_ksym(&it->bids, s->ring, f->bid);
 			if (f->bid && !k) {
@@ -476,10 +486,11 @@ static bool next_sample(struct iter *it, struct dsample *d)
 			o->off = f->addr;
 		}
 		for (i = 0; i < d->nu; i++) {
-			const struct stackid_frame *f = &s->frames[d->nk + i];
+			const struct stackid_frame *f = &fb;
 			const struct bidtab_entry *e = NULL;
 			struct dframe *o = &d->frames[i];
 
+			stackid_sample_frame(s, d->nk + i, &fb);
 			o->status = f->status;
 			o->reason = f->reason;
 			o->how = f->how;
@@ -1060,6 +1071,25 @@ static int cmd_errors(void)
 	EXPECT(r < 0 && errno == EINVAL, "GET_STATS cpu 100000: EINVAL");
 	r = ioctl(fd, STACKID_IOC_SET_FILTER, &flt);
 	EXPECT(r < 0 && errno == EINVAL, "SET_FILTER nonzero pad: EINVAL");
+	v = 7;
+	r = ioctl(fd, STACKID_IOC_GET_FORMAT, &v);
+	EXPECT(r == 0 && v == 0, "GET_FORMAT of a new reader: 0 (%u)", v);
+	r = ioctl(fd, STACKID_IOC_SET_FORMAT, (void *)16);
+	EXPECT(r < 0 && errno == EFAULT, "SET_FORMAT bad pointer: EFAULT");
+	r = ioctl(fd, STACKID_IOC_GET_FORMAT, (void *)16);
+	EXPECT(r < 0 && errno == EFAULT, "GET_FORMAT bad pointer: EFAULT");
+	v = STACKID_FORMAT_PACKED | 2;
+	r = ioctl(fd, STACKID_IOC_SET_FORMAT, &v);
+	EXPECT(r < 0 && errno == EINVAL, "SET_FORMAT unknown flag: EINVAL");
+	v = 1U << 31;
+	r = ioctl(fd, STACKID_IOC_SET_FORMAT, &v);
+	EXPECT(r < 0 && errno == EINVAL, "SET_FORMAT bit 31: EINVAL");
+	v = STACKID_FORMAT_PACKED;
+	xioctl(fd, STACKID_IOC_SET_FORMAT, &v, "SET_FORMAT");
+	v = 0;
+	xioctl(fd, STACKID_IOC_GET_FORMAT, &v, "GET_FORMAT");
+	EXPECT(v == STACKID_FORMAT_PACKED, "GET_FORMAT: the format set (%u)",
+	       v);
 
 	f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "r");
 	if (f && fscanf(f, "%u", &max) != 1)
@@ -1107,6 +1137,10 @@ static int cmd_errors(void)
 	r = ioctl(fd, STACKID_IOC_GET_VERSION, &v);
 	EXPECT(r == 0 && v == STACKID_ABI_VERSION,
 	       "still working: ABI version %#x", v);
+	v = 7;
+	r = ioctl(fd, STACKID_IOC_GET_FORMAT, &v);
+	EXPECT(r == 0 && v == 0,
+	       "the next reader starts with 16-byte frames (format %u)", v);
 	{
 		struct stackid_unwind_info ui;
 
@@ -2581,6 +2615,25 @@ static int cmd_capend(int argc, char **argv)
 	return 0;
 }
 
+/* kinds FILE: how many of FILE's samples are packed. */
+static int cmd_kinds(int argc, char **argv)
+{
+	unsigned long n = 0;
+	struct dsample d;
+	struct iter it;
+	size_t len;
+	char *buf;
+
+	if (argc != 2)
+		return 2;
+	buf = load(argv[1], &len);
+	iter_init(&it, buf, len);
+	for_each_sample(d, it)
+		n++;
+	printf("samples %lu packed %lu\n", n, it.packed);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int fd;
@@ -2640,6 +2693,8 @@ int main(int argc, char **argv)
 		return cmd_inowatch(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "capend"))
 		return cmd_capend(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "kinds"))
+		return cmd_kinds(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "depth"))
 		return cmd_depth(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "tids"))

@@ -12,6 +12,7 @@
  *                             frames too, from STACKS distinct call paths
  *                             (400; 0: every sample distinct), 8 rings
  *   mkcapture seeds DIR       fuzzer seeds: small captures, good and bad
+ *                             (16-byte and packed frames)
  *   mkcapture chain FILE EXPECT EXE LIB
  *                             the known chain (main;app_a1;app_a2;app_a3;
  *                             lib_b1;lib_b2;lib_spin) over EXE and LIB,
@@ -60,6 +61,17 @@ static int seeds(const char *dir)
 	cg_free(&g);
 	cg_kdemo(&g);
 	snprintf(path, sizeof(path), "%s/kernel", dir);
+	ret |= save(path, &g);
+	cg_free(&g);
+	/* ABI 2.4's packed samples */
+	g.packed = true;
+	cg_demo(&g);
+	snprintf(path, sizeof(path), "%s/demo-packed", dir);
+	ret |= save(path, &g);
+	cg_free(&g);
+	g.packed = true;
+	cg_kdemo(&g);
+	snprintf(path, sizeof(path), "%s/kernel-packed", dir);
 	ret |= save(path, &g);
 	cg_free(&g);
 

@@ -545,6 +545,156 @@ static void test_record_check(void)
 	       "stat and reason names, of ABI 2 and of ABI 1");
 }
 
+/* A packed sample of @nr frames (@v) with @nk kernel frames, in @buf. */
+static size_t packed_sample(unsigned char *buf, const uint64_t *v,
+			    unsigned int nr, unsigned int nk)
+{
+	struct stackid_sample s = {
+		.hdr = {
+			.size = sizeof(s) + nr * 8,
+			.type = STACKID_REC_SAMPLE_PACKED,
+			.abi_major = STACKID_ABI_MAJOR,
+		},
+		.flags = nk ? STACKID_SF_KERNEL : STACKID_SF_USER,
+		.nr_frames = nr,
+		.nr_kernel = nk,
+	};
+
+	memcpy(buf, &s, sizeof(s));
+	memcpy(buf + sizeof(s), v, nr * 8);
+	return s.hdr.size;
+}
+
+/* The record checks of ABI 2.4's packed samples. */
+static void test_packed_check(void)
+{
+	unsigned char buf[1024];
+	struct stackid_frame f = { 0 }, g;
+	const char *why = NULL;
+	uint64_t v[3];
+	size_t size;
+	long r;
+	bool ok = true;
+	unsigned int i;
+
+	/* every status, how, reason and the extreme values round-trip */
+	for (i = 0; i < 64; i++) {
+		memset(&f, 0, sizeof(f));
+		f.status = STACKID_FRAME_VALID + i % 3;
+		f.how = i / 3 % 4;
+		if (f.status == STACKID_FRAME_IP) {
+			f.reason = 1 + i % (STACKID_IP_NR_REASONS - 1);
+			f.addr = i & 1 ? (1ULL << 56) - 1 : 0x7ffd1234;
+		} else {
+			f.bid = i & 1 ? 65535 : 1 + i;
+			f.addr = i & 1 ? (1ULL << 44) - 1 : i;
+		}
+		ok = ok && stackid_frame_packs(&f);
+		stackid_frame_unpack(stackid_frame_pack(&f), &g);
+		ok = ok && !memcmp(&f, &g, sizeof(f));
+	}
+	tap_ok(ok, "packed frames: status, how, bid, reason and addr "
+	       "round-trip, up to 2^44 - 1 and 2^56 - 1");
+	f.status = STACKID_FRAME_VALID;
+	f.reason = 0;
+	f.how = 0;
+	f.addr = 1ULL << 44;
+	ok = !stackid_frame_packs(&f);
+	f.addr = 0;
+	f.how = STACKID_PF_HOW_MAX + 1;
+	ok = ok && !stackid_frame_packs(&f);
+	f.how = 0;
+	f.status = STACKID_FRAME_IP;
+	f.bid = 0;
+	f.reason = STACKID_IP_NO_VMA;
+	f.addr = 1ULL << 56;
+	ok = ok && !stackid_frame_packs(&f);
+	f.status = STACKID_FRAME_EMPTY;
+	f.addr = 0;
+	ok = ok && !stackid_frame_packs(&f);
+	tap_ok(ok, "an offset of 2^44, an address of 2^56, an unknown how or "
+	       "an empty frame does not pack");
+
+	/* a kernel frame, then a valid and an ip user frame */
+	memset(&f, 0, sizeof(f));
+	f.status = STACKID_FRAME_KERNEL;
+	f.bid = 3;
+	f.addr = 0x40;
+	v[0] = stackid_frame_pack(&f);
+	f.status = STACKID_FRAME_VALID;
+	f.bid = 7;
+	f.addr = 0x1234;
+	f.how = STACKID_HOW_TABLE;
+	v[1] = stackid_frame_pack(&f);
+	f.status = STACKID_FRAME_IP;
+	f.bid = 0;
+	f.reason = STACKID_IP_NO_FILE;
+	f.addr = 0x7f0000001000;
+	v[2] = stackid_frame_pack(&f);
+	size = packed_sample(buf, v, 3, 1);
+	r = stackid_record_check(buf, size);
+	stackid_sample_frame(buf, 1, &g);
+	tap_ok(size == 64 + 24 && r == (long)size &&
+	       stackid_record_check(buf, size - 1) == 0 &&
+	       g.status == STACKID_FRAME_VALID && g.bid == 7 &&
+	       g.addr == 0x1234 && g.how == STACKID_HOW_TABLE,
+	       "a packed sample of 3 frames: 88 bytes, checked, frames read "
+	       "back");
+
+	{
+		static const struct {
+			const char *name;
+			uint64_t v0, v1;	/* frames 1 and 2 */
+			unsigned int nr;
+			int size_delta;
+			const char *why;
+		} bad[] = {
+			{ "status 0", 0, 0, 3, 0, "bad frame status" },
+			{ "valid frame with bid 0", 1ULL << 62 | 0x10, 0, 3, 0,
+			  "bad build-id index" },
+			{ "ip frame with reason 0", 2ULL << 62 | 0x10, 0, 3, 0,
+			  "bad frame reason" },
+			{ "ip frame with reason 15", 2ULL << 62 | 15ULL << 56,
+			  0, 3, 0, "bad frame reason" },
+			{ "kernel frame after the user frames", 0,
+			  3ULL << 62, 3, 0,
+			  "kernel frame after the user frames" },
+			{ "size of 16-byte frames", 0, 0, 3, 24,
+			  "bad frame count" },
+			{ "size one frame short", 0, 0, 3, -8,
+			  "bad frame count" },
+		};
+
+		ok = true;
+		for (i = 0; i < ARRAY_SIZE(bad); i++) {
+			uint64_t w[3] = { v[0], v[1], v[2] };
+			struct stackid_record_hdr h;
+
+			if (bad[i].v0 || !bad[i].v1)
+				w[1] = bad[i].v0;
+			if (bad[i].v1)
+				w[2] = bad[i].v1;
+			if (bad[i].size_delta)
+				w[1] = v[1];
+			size = packed_sample(buf, w, bad[i].nr, 1);
+			memcpy(&h, buf, sizeof(h));
+			h.size += bad[i].size_delta;
+			memcpy(buf, &h, sizeof(h));
+			why = NULL;
+			r = stackid_record_check_why(buf, sizeof(buf), &why);
+			if (r != -EINVAL || !why || strcmp(why, bad[i].why)) {
+				printf("# %s: %ld %s\n", bad[i].name, r,
+				       why ? why : "(none)");
+				ok = false;
+			}
+		}
+		tap_ok(ok, "packed samples: status 0, a valid frame without "
+		       "a bid, an ip frame's reason 0 or 15, a kernel frame "
+		       "after user frames, a size that is not 64 + 8 per "
+		       "frame: each refused, with its reason");
+	}
+}
+
 static void test_misc(void)
 {
 	struct capgen g = { 0 };
@@ -638,6 +788,7 @@ static void test_misc(void)
 int main(void)
 {
 	test_record_check();
+	test_packed_check();
 	test_cuts(cg_demo, "demo");
 	test_cuts(cg_kdemo, "kernel and cgroup");
 	test_corrupt();

@@ -44,6 +44,7 @@ static struct fake {
 	int open_mode;		/* O_ACCMODE of the open that worked */
 	int read_errno;		/* after the live data: fail reads */
 	uint32_t version;
+	uint32_t format;	/* STACKID_IOC_SET_FORMAT's */
 	uint32_t max_hz;
 	uint32_t hz;
 	struct stackid_filter flt;
@@ -202,6 +203,13 @@ static int fake_ioctl(int fd, unsigned long req, void *arg)
 	switch (req) {
 	case STACKID_IOC_GET_VERSION:
 		*(uint32_t *)arg = fk.version;
+		return 0;
+	case STACKID_IOC_SET_FORMAT:
+		if ((fk.version & 0xffff) < 4)
+			return errno = ENOTTY, -1;
+		if (*(uint32_t *)arg & ~STACKID_FORMAT_ALL)
+			return errno = EINVAL, -1;
+		fk.format = *(uint32_t *)arg;
 		return 0;
 	case STACKID_IOC_GET_FREQ:
 		*(uint32_t *)arg = fk.hz ? fk.hz : 97;	/* "the module's" */
@@ -640,7 +648,8 @@ static bool logged(const unsigned long *want, int n)
 static void test_record(void)
 {
 	static const unsigned long seq[] = {
-		STACKID_IOC_GET_VERSION, STACKID_IOC_SET_FREQ,
+		STACKID_IOC_GET_VERSION, STACKID_IOC_SET_FORMAT,
+		STACKID_IOC_SET_FREQ,
 		STACKID_IOC_GET_FREQ, STACKID_IOC_SET_FILTER,
 		STACKID_IOC_GET_STATS,
 		STACKID_IOC_ENABLE, STACKID_IOC_DISABLE,
@@ -807,8 +816,11 @@ static void test_duration(void)
 	run(&o, &r);
 	tap_ok(r.status == 0 && r.secs >= 0.29 && r.secs < 2,
 	       "-d 0.3: stops after %.2f s", r.secs);
-	tap_ok(!fk.hz && fk.nlog > 2 && fk.log[1] == STACKID_IOC_GET_FREQ &&
-	       fk.log[2] == STACKID_IOC_SET_FILTER, "no -F: no SET_FREQ");
+	tap_ok(!fk.hz && fk.nlog > 3 && fk.log[2] == STACKID_IOC_GET_FREQ &&
+	       fk.log[3] == STACKID_IOC_SET_FILTER, "no -F: no SET_FREQ");
+	tap_ok(fk.log[1] == STACKID_IOC_SET_FORMAT &&
+	       fk.format == STACKID_FORMAT_PACKED,
+	       "ABI 2.4: packed frames asked for");
 	tap_ok(strstr(r.err, "BROKEN  samples 5 != delivered 4 + dropped 0")
 	       && strstr(r.err, "MISMATCH  0 samples read, 4 delivered"),
 	       "accounting mismatch, samples read != delivered reported");

@@ -721,6 +721,101 @@ static void test_how_stop(void)
 	cg_free(&g);
 }
 
+/* How many records of @type the capture @g holds. */
+static unsigned int count_type(const struct capgen *g, uint16_t type)
+{
+	size_t off = sizeof(struct capture_hdr);
+	unsigned int n = 0;
+
+	while (off + sizeof(struct stackid_record_hdr) <= g->len) {
+		struct stackid_record_hdr h;
+
+		memcpy(&h, g->buf + off, sizeof(h));
+		if (h.size < sizeof(h))
+			break;
+		n += h.type == type;
+		off += h.size;
+	}
+	return n;
+}
+
+/*
+ * ABI 2.4's packed samples report exactly as the same samples with
+ * 16-byte frames, in every format, and a frame that does not pack keeps
+ * its sample wide.
+ */
+static void test_packed(void)
+{
+	static const enum report_format fmts[] = {
+		FORMAT_TEXT, FORMAT_FOLDED, FORMAT_PPROF, FORMAT_SVG,
+	};
+	static const char *const names[] = { "text", "folded", "pprof", "svg" };
+	static const unsigned char id[3] = { 1, 2, 3 };
+	void (*builders[])(struct capgen *) = { cg_demo, cg_kdemo };
+	unsigned int b, i, nwide, npacked;
+
+	for (b = 0; b < ARRAY_SIZE(builders); b++) {
+		struct capgen w = { 0 }, p = { .packed = true };
+
+		builders[b](&w);
+		builders[b](&p);
+		nwide = count_type(&w, STACKID_REC_SAMPLE);
+		npacked = count_type(&p, STACKID_REC_SAMPLE_PACKED);
+		tap_ok(nwide && npacked == nwide &&
+		       !count_type(&p, STACKID_REC_SAMPLE) && p.len < w.len,
+		       "%s capture packed: %u of %u samples, %zu bytes "
+		       "instead of %zu", b ? "kernel" : "demo", npacked, nwide,
+		       p.len, w.len);
+		for (i = 0; i < ARRAY_SIZE(fmts); i++) {
+			char *ow = NULL, *op = NULL;
+			int rw, rp;
+
+			rw = report(w.buf, w.len, fmts[i], false, &ow);
+			rp = report(p.buf, p.len, fmts[i], false, &op);
+			tap_ok(rw == 0 && rp == 0 && ow && op && *ow &&
+			       !strcmp(ow, op), "%s capture, %s: packed "
+			       "samples report as 16-byte ones",
+			       b ? "kernel" : "demo", names[i]);
+			free(ow);
+			free(op);
+		}
+		cg_free(&w);
+		cg_free(&p);
+	}
+
+	/* the limits: 2^44 - 1 packs, 2^44 does not; addresses 2^56 */
+	{
+		struct capgen p = { .packed = true };
+		struct cg_frame f[2];
+		char *out = NULL;
+		int r;
+
+		cg_header(&p, STACKID_ABI_VERSION, CG_DEMO_START);
+		f[0] = cg_valid(id, sizeof(id), (1ULL << 44) - 1);
+		f[1] = cg_ip((1ULL << 56) - 1, STACKID_IP_NO_VMA);
+		cg_sample(&p, CG_DEMO_START + 1, 0, 1, 1, "a",
+			  STACKID_SF_USER, 2, f);
+		f[0] = cg_valid(id, sizeof(id), 1ULL << 44);
+		cg_sample(&p, CG_DEMO_START + 2, 0, 1, 1, "b",
+			  STACKID_SF_USER, 1, f);
+		f[0] = cg_ip(1ULL << 56, STACKID_IP_NO_VMA);
+		cg_sample(&p, CG_DEMO_START + 3, 0, 1, 1, "c",
+			  STACKID_SF_USER, 1, f);
+		tap_ok(count_type(&p, STACKID_REC_SAMPLE_PACKED) == 1 &&
+		       count_type(&p, STACKID_REC_SAMPLE) == 2,
+		       "a file offset of 2^44 or an address of 2^56 keeps its "
+		       "sample wide; 2^44 - 1 and 2^56 - 1 pack");
+		r = report(p.buf, p.len, FORMAT_FOLDED, false, &out);
+		tap_ok(r == 0 && out &&
+		       strstr(out, "a;0xffffffffffffff;010203+0xfffffffffff 1\n") &&
+		       strstr(out, "b;010203+0x100000000000 1\n") &&
+		       strstr(out, "c;0x100000000000000 1\n"),
+		       "the packed limits come back exactly");
+		free(out);
+		cg_free(&p);
+	}
+}
+
 int main(void)
 {
 	char rm[600];
@@ -736,6 +831,7 @@ int main(void)
 	test_kthreads();
 	test_how_stop();
 	test_large();
+	test_packed();
 	snprintf(rm, sizeof(rm), "rm -rf '%s'", tmpdir);
 	if (system(rm))
 		printf("# could not remove %s\n", tmpdir);

@@ -4,10 +4,22 @@
 . /stackid/lib.sh
 load
 
+# The 64-bit chain in packed samples (8-byte frames, ABI 2.4), the
+# 32-bit one in 16-byte frames: each exact, and each in its own kind.
 for m in 64 32; do
 	spawn /stackid/chain$m
-	record /tmp/c$m -F 199 -p "$pid" -d 3000
+	pk=
+	[ $m = 64 ] && pk=-P
+	record /tmp/c$m -F 199 -p "$pid" -d 3000 $pk
 	$S chain /tmp/c$m.rec "$pid" chain$m /stackid/expect/chain$m 80
+	set -- $($S kinds /tmp/c$m.rec)
+	if [ $m = 64 ]; then
+		check "packed: all $2 samples of 8-byte frames ($4)" \
+			test "$2" -gt 0 -a "$2" = "$4"
+	else
+		check "not asked for: none of $2 samples packed ($4)" \
+			test "$2" -gt 0 -a "$4" = 0
+	fi
 	grep '^stat \(frames\|bidcache\|dropped\)' /tmp/c$m.out |
 		sed 's/^/# /'
 	kill "$pid"

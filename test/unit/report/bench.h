@@ -339,6 +339,22 @@ static inline void bench_sample(struct bench_writer *w, uint64_t n,
 		else
 			f[i].reason = STACKID_IP_NO_FILE;
 	}
+	/* packed where the frames fit, as `stackid record` asks the module */
+	for (i = 0; i < s->nr; i++)
+		if (!stackid_frame_packs(&f[i]))
+			break;
+	if (i == s->nr) {
+		hd.hdr.type = STACKID_REC_SAMPLE_PACKED;
+		hd.hdr.size = sizeof(hd) + s->nr * sizeof(uint64_t);
+		p = cg_room(&w->g, hd.hdr.size);
+		memcpy(p, &hd, sizeof(hd));
+		for (i = 0; i < s->nr; i++) {
+			uint64_t v = stackid_frame_pack(&f[i]);
+
+			memcpy(p + sizeof(hd) + i * sizeof(v), &v, sizeof(v));
+		}
+		return;
+	}
 	p = cg_room(&w->g, size);
 	memcpy(p, &hd, sizeof(hd));
 	memcpy(p + sizeof(hd), f, s->nr * sizeof(f[0]));

@@ -14,6 +14,7 @@
 
 #include <stackid.h>
 #include "abi1.h"
+#include "packed.h"
 #include "tool/capture.h"
 
 /* A frame as a test describes it; cg_sample() encodes it for the ABI. */
@@ -56,6 +57,7 @@ struct capgen {
 	} kdefs[CG_MAX_KSYMS];
 	unsigned int nkdefs;
 	uint16_t knext[256];	/* per ring: the last kernel index given */
+	bool packed;		/* ABI 2.4's packed samples where they fit */
 };
 
 static inline void *cg_room(struct capgen *g, size_t n)
@@ -346,6 +348,21 @@ static inline size_t cg_sample_k(struct capgen *g, uint64_t time_ns,
 			f[i].bid = cg_kindex(g, cpu, &fr[i]);
 	off = g->len;
 	memcpy(s.comm, comm, strnlen(comm, sizeof(s.comm)));
+	for (i = 0; g->packed && i < nr; i++)
+		if (!stackid_frame_packs(&f[i]))
+			break;
+	if (g->packed && i == nr) {
+		s.hdr.type = STACKID_REC_SAMPLE_PACKED;
+		s.hdr.size = sizeof(s) + nr * sizeof(uint64_t);
+		p = cg_room(g, s.hdr.size);
+		memcpy(p, &s, sizeof(s));
+		for (i = 0; i < nr; i++) {
+			uint64_t v = stackid_frame_pack(&f[i]);
+
+			memcpy(p + sizeof(s) + i * sizeof(v), &v, sizeof(v));
+		}
+		return off;
+	}
 	p = cg_room(g, size);
 	memcpy(p, &s, sizeof(s));
 	if (nr)
