@@ -61,6 +61,10 @@
  *   sidcheck dump FILE          text dump of records
  *   sidcheck kinds FILE         "samples N packed M": M of FILE's N
  *                               samples are STACKID_REC_SAMPLE_PACKED
+ *   sidcheck share FILE COMM FROM TO
+ *                               "N M": N of the M samples taken from
+ *                               FROM to TO (CLOCK_MONOTONIC ns) are of
+ *                               COMM
  *   sidcheck paths FILE         build-id -> path records of a capture
  *   sidcheck flipbid FILE HEX   rewrite FILE's build-id HEX in place
  *   sidcheck cost               handler cost per sample (bench)
@@ -2615,6 +2619,32 @@ static int cmd_capend(int argc, char **argv)
 	return 0;
 }
 
+/* share FILE COMM FROM TO: COMM's samples of those in [FROM, TO). */
+static int cmd_share(int argc, char **argv)
+{
+	unsigned long long from, to;
+	unsigned long n = 0, m = 0;
+	struct dsample d;
+	struct iter it;
+	size_t len;
+	char *buf;
+
+	if (argc != 5)
+		return 2;
+	buf = load(argv[1], &len);
+	from = strtoull(argv[3], NULL, 0);
+	to = strtoull(argv[4], NULL, 0);
+	iter_init(&it, buf, len);
+	for_each_sample(d, it) {
+		if (d.s->time_ns < from || d.s->time_ns >= to)
+			continue;
+		m++;
+		n += !strncmp(d.s->comm, argv[2], sizeof(d.s->comm));
+	}
+	printf("%lu %lu\n", n, m);
+	return 0;
+}
+
 /* kinds FILE: how many of FILE's samples are packed. */
 static int cmd_kinds(int argc, char **argv)
 {
@@ -2695,6 +2725,8 @@ int main(int argc, char **argv)
 		return cmd_capend(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "kinds"))
 		return cmd_kinds(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "share"))
+		return cmd_share(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "depth"))
 		return cmd_depth(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "tids"))

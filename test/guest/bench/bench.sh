@@ -112,8 +112,12 @@ run() {
 	c0=$(ticks $p)
 	ready $p
 	c1=$(ticks $p)
+	wa=$(ns)
 	t=$($cmd 2>/tmp/work.err | sed -n 's/^elapsed_ns //p')
+	wb=$(ns)
 	c2=$(ticks $p)
+	# the work's window, for the reader's share of its samples
+	echo "$wa $wb" >/tmp/prof.window
 	kill -INT $p
 	wait $p
 	t1=$(ns)
@@ -209,7 +213,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b ? a / b : 0 }'; }
 
 # stackid's figures of the last run: cost, cache, bytes, reader, drops
 stackid_figures() {
-	local label=$1 c hit miss drops samples perframe valid bytes reader
+	local label=$1 c hit miss drops samples perframe valid bytes reader wreader
 	c=$($S cost)
 	st() { sed -n "s/^ *$1 *\([0-9]*\).*/\1/p" /tmp/prof.err | head -n 1; }
 	hit=$(st bidcache_hit) miss=$(st bidcache_miss)
@@ -220,9 +224,12 @@ stackid_figures() {
 	reader=$(stackid report -i /tmp/prof.cap --format folded --no-symbols 2>/dev/null |
 		awk '{ n += $NF } /^stackid;/ { r += $NF }
 		     END { printf "%.2f", n ? 100 * r / n : 0 }')
+	# and during the work alone: the start's table compiling left out
+	wreader=$($S share /tmp/prof.cap stackid $(cat /tmp/prof.window) |
+		awk '{ printf "%.2f%% (%d of %d)", $2 ? 100 * $1 / $2 : 0, $1, $2 }')
 	out "$label: handler $c"
 	out "$label: cache hit $(awk -v h="${hit:-0}" -v m="${miss:-0}" 'BEGIN { printf "%.2f%%", h + m ? 100 * h / (h + m) : 0 }') ($hit hits, ${miss:-0} misses)"
-	out "$label: $samples samples, $perframe frames each, $valid% valid; $(awk -v b="$bytes" -v s="$samples" -v f="$perframe" 'BEGIN { if (s) printf "%.0f bytes/sample, %.1f bytes/frame", b / s, b / (s * f) }'); ring drops ${drops:-0}; reader (stackid) $reader% of samples"
+	out "$label: $samples samples, $perframe frames each, $valid% valid; $(awk -v b="$bytes" -v s="$samples" -v f="$perframe" 'BEGIN { if (s) printf "%.0f bytes/sample, %.1f bytes/frame", b / s, b / (s * f) }'); ring drops ${drops:-0}; reader (stackid) $reader% of samples, $wreader during the work"
 	out "$label: frames left raw, by reason: $(awk '$1 ~ /^frames_ip_/ { sub(/^frames_ip_/, "", $1); printf "%s%s %s", n++ ? ", " : "", $1, $2 } END { if (!n) printf "none" }' /tmp/prof.err)"
 }
 
