@@ -55,7 +55,9 @@
  * ABI 2.4 (from 2.3): packed samples (STACKID_REC_SAMPLE_PACKED: the same
  * header, 8-byte frames), written only to a reader that asked for them
  * (STACKID_IOC_SET_FORMAT); a new open() starts with the 16-byte frames
- * of STACKID_REC_SAMPLE, so readers of 2.3 see nothing new.
+ * of STACKID_REC_SAMPLE, so readers of 2.3 see nothing new. Samples of a
+ * task that already has one waiting for its context join that one
+ * (STACKID_STAT_DEFER_JOINED, appended).
  */
 #ifndef _UAPI_STACKID_H
 #define _UAPI_STACKID_H
@@ -459,6 +461,12 @@ enum stackid_stat {
 	STACKID_STAT_STOP_FIRST,
 	/* ABI 2.3: finished in its task after a new session began */
 	STACKID_STAT_DROP_STALE = STACKID_STAT_STOP_FIRST + STACKID_STOP_NR,
+	/*
+	 * ABI 2.4: samples taken before their task went back to user space
+	 * with a sample of it already waiting there (counted in DEFERRED
+	 * too): they share its user frames and take no slot of their own
+	 */
+	STACKID_STAT_DEFER_JOINED,
 	STACKID_STAT_NR
 };
 

@@ -67,6 +67,7 @@ struct cgroup;
 #define STACKID_FILE_HASH	256
 #define STACKID_TASK_PARSES	32
 #define STACKID_DEFER_SLOTS	8	/* per CPU, at most BITS_PER_LONG */
+#define STACKID_DEFER_JOINS	8	/* samples joining one slot's */
 
 /* A file of a sample being built: its identity and what is known of it. */
 struct stackid_kfile {
@@ -169,11 +170,31 @@ struct stackid_uw_regs {
 	u64 ip, sp, bp;
 };
 
+/*
+ * A later sample of a deferred sample's task, taken before the task went
+ * back to user space: the same user stack, its own header and kernel
+ * frames (task.c).
+ */
+struct stackid_join {
+	struct stackid_sample hdr;
+	unsigned long kips[STACKID_MAX_KDEPTH];
+};
+
 /* A sample handed to its task's own context (task.c), in a slot of its CPU. */
 struct stackid_deferred {
 	struct callback_head work;
 	struct stackid_cpu *owner;	/* whose slot this is */
 	unsigned int slot;
+	/*
+	 * Samples may join this one (stackid_defer_join()) while its task
+	 * has not started the work: only the owner's handler, interrupting
+	 * that very task (task is compared, never dereferenced), adds one;
+	 * the work sets started before it reads them.
+	 */
+	const struct task_struct *task;
+	bool started;
+	unsigned int njoins;
+	struct stackid_join joins[STACKID_DEFER_JOINS];
 	struct mm_struct *mm;		/* mmgrab()ed: no stale match */
 	struct file *anchor;		/* pins the module (task.c) */
 	u32 session;			/* the session it was taken in */

@@ -238,6 +238,9 @@ static bool stackid_defer(struct stackid_cpu *c, struct stackid_ksample *ks,
 	d = c->defer[i];
 	memcpy(&d->ks, ks, offsetof(struct stackid_ksample, frames) +
 	       stackid_nr_user(ks) * sizeof(ks->frames[0]));
+	d->task = current;
+	d->started = false;
+	d->njoins = 0;
 	d->mm = mm;
 	d->anchor = anchor;
 	d->session = c->session;
@@ -259,6 +262,65 @@ static bool stackid_defer(struct stackid_cpu *c, struct stackid_ksample *ks,
 	mmgrab(mm);
 	stackid_stat_inc(c, STACKID_STAT_DEFERRED);
 	return true;
+}
+
+/**
+ * stackid_defer_join - a later sample joins its task's waiting one
+ * @c: this CPU's sampler state
+ * @regs: the interrupted registers (kernel mode)
+ * @nk: kernel frames in c->ks.kips
+ * @ur: the task's user registers
+ * @compat: a 32-bit task
+ * @cgroup: its cgroup
+ *
+ * A task that has not been back in user space since a sample of it was
+ * handed to its context still has the user stack that sample walked:
+ * a sample of it now (in a long system call, or in that very hand-over's
+ * work, which can take long under mmap lock contention) needs no walk,
+ * no resolution and no slot of its own, only its header and kernel
+ * frames. Without this, such samples took one slot each, and a task
+ * sampled again and again in its own work (each sample's work making
+ * the next more likely) could take all of its CPU's slots, leaving
+ * every other task's misses raw (defer_no_slot).
+ *
+ * Only this CPU's slots are looked at: the slot must be this CPU's for
+ * its writer to be this handler alone. A slot's work runs in its task,
+ * which this handler interrupts, so the work has either not started
+ * (and cannot until this returns) or has set started.
+ *
+ * Return: true if the sample joined one (it is counted as deferred).
+ */
+static bool stackid_defer_join(struct stackid_cpu *c, struct pt_regs *regs,
+			       unsigned int nk,
+			       const struct stackid_uw_regs *ur, bool compat,
+			       u64 cgroup)
+{
+	unsigned long busy = READ_ONCE(c->defer_busy);
+	struct stackid_deferred *d;
+	struct stackid_join *j;
+	unsigned int i;
+
+	for_each_set_bit(i, &busy, STACKID_DEFER_SLOTS) {
+		d = c->defer[i];
+		if (d->task != current || READ_ONCE(d->started) ||
+		    d->njoins == STACKID_DEFER_JOINS ||
+		    d->session != c->session || d->compat != compat ||
+		    d->ks.hdr.cgroup_id != cgroup || d->uregs.ip != ur->ip ||
+		    d->uregs.sp != ur->sp || d->uregs.bp != ur->bp)
+			continue;
+		stackid_fill(c, regs, nk, 0, false, compat, cgroup,
+			     STACKID_STOP_NONE);
+		j = &d->joins[d->njoins];
+		j->hdr = c->ks.hdr;
+		memcpy(j->kips, c->ks.kips, nk * sizeof(j->kips[0]));
+		/* the work reads njoins once it started: after the join */
+		barrier();
+		d->njoins++;
+		stackid_stat_inc(c, STACKID_STAT_DEFERRED);
+		stackid_stat_inc(c, STACKID_STAT_DEFER_JOINED);
+		return true;
+	}
+	return false;
 }
 
 /**
@@ -336,6 +398,11 @@ void stackid_sample(struct pt_regs *regs)
 	ur.ip = uregs->ip;
 	ur.sp = uregs->sp;
 	ur.bp = uregs->bp;
+	if (!user_mode(regs) && READ_ONCE(c->defer_busy) &&
+	    stackid_defer_join(c, regs, nk, &ur, compat, cgroup)) {
+		stages = false;	/* timed as a whole only */
+		goto out;	/* its task delivers or drops it */
+	}
 	/* the mm, for the walk's tables and resolution alike */
 	resolve = READ_ONCE(stackid_param_resolve);
 	tables = resolve && atomic_read(&stackid_uw_loaded);

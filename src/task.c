@@ -17,6 +17,11 @@
  * space: if the task exec'd or is exiting meanwhile, its frames stay raw
  * (STACKID_IP_NOT_RESOLVED).
  *
+ * A later sample of the task, taken before it went back to user space
+ * (the same user stack), joins the waiting one instead of taking a slot
+ * (sample.c: stackid_defer_join()): it is written after it, with its own
+ * header and kernel frames and the user frames found here.
+ *
  * Nothing is lost: with no free slot, or when the task cannot take work
  * (exiting; NMI on a kernel whose task_work_add() is not NMI-safe), the
  * handler delivers the sample at once with those frames raw, and counts
@@ -286,6 +291,45 @@ static void stackid_task_rewalk(struct stackid_deferred *d,
 	}
 }
 
+/*
+ * The samples that joined @d's (sample.c: stackid_defer_join()), each
+ * with its own header and kernel frames and @d's user frames, which are
+ * final now: written or, for an earlier session, dropped, as @d's was.
+ */
+static void stackid_task_joins(struct stackid_deferred *d,
+			       unsigned int njoins)
+{
+	struct stackid_ksample *ks = &d->ks;
+	unsigned int nu = stackid_nr_user(ks), nk, n, i;
+	u32 trunc = ks->hdr.flags & STACKID_SF_TRUNCATED;
+	u8 stop = ks->hdr.stop;
+	unsigned long flags;
+	struct stackid_cpu *c;
+
+	for (i = 0; i < njoins; i++) {
+		const struct stackid_join *j = &d->joins[i];
+
+		nk = min_t(unsigned int, j->hdr.nr_kernel, STACKID_MAX_KDEPTH);
+		n = min_t(unsigned int, nu, STACKID_MAX_DEPTH - nk);
+		ks->hdr = j->hdr;
+		memcpy(ks->kips, j->kips, nk * sizeof(ks->kips[0]));
+		ks->hdr.nr_kernel = nk;
+		ks->hdr.nr_frames = nk + n;
+		ks->hdr.stop = n < nu ? STACKID_STOP_DEPTH : stop;
+		ks->hdr.flags |= STACKID_SF_DEFERRED | trunc |
+				 (n < nu ? STACKID_SF_TRUNCATED : 0);
+		c = stackid_cpu_get(&flags);
+		if (d->session != c->session) {
+			stackid_stat_inc(c, STACKID_STAT_DROP_STALE);
+		} else {
+			stackid_count_frames(c, ks);
+			stackid_emit_sample(c, ks);
+		}
+		stackid_stat_inc(c, STACKID_STAT_DEFERRED_DONE);
+		stackid_cpu_put(c, flags);
+	}
+}
+
 void stackid_task_fn(struct callback_head *work)
 {
 	struct stackid_deferred *d = container_of(work, struct stackid_deferred,
@@ -293,11 +337,15 @@ void stackid_task_fn(struct callback_head *work)
 	struct stackid_ksample *ks = &d->ks;
 	struct file *anchor = d->anchor;
 	struct mm_struct *mm = current->mm;
+	unsigned int i, njoins;
 	unsigned long flags;
 	struct stackid_cpu *c;
-	unsigned int i;
 	bool stale;
 
+	/* no sample joins this one from here on (sample.c) */
+	WRITE_ONCE(d->started, true);
+	barrier();
+	njoins = d->njoins;
 	stackid_test_task_hold();
 	/*
 	 * The handler's cache hits pointed into the cache of the CPU that
@@ -346,6 +394,7 @@ void stackid_task_fn(struct callback_head *work)
 	}
 	stackid_stat_inc(c, STACKID_STAT_DEFERRED_DONE);
 	stackid_cpu_put(c, flags);
+	stackid_task_joins(d, njoins);
 	mmdrop(d->mm);
 	/* the slot goes back to its CPU's handler */
 	smp_mb__before_atomic();
