@@ -457,7 +457,10 @@ enum stackid_stat {
 	STACKID_STAT_FRAMES_TABLE = STACKID_STAT_IP_FIRST + STACKID_IP_NR_REASONS,
 	/* ... and by a signal frame's saved registers */
 	STACKID_STAT_FRAMES_SIGNAL,
-	/* user walks ended, by enum stackid_stop (0 unused) */
+	/*
+	 * user walks ended, by enum stackid_stop (0 unused); a sample that
+	 * joined another's (DEFER_JOINED) counts that one's walk again
+	 */
 	STACKID_STAT_STOP_FIRST,
 	/* ABI 2.3: finished in its task after a new session began */
 	STACKID_STAT_DROP_STALE = STACKID_STAT_STOP_FIRST + STACKID_STOP_NR,

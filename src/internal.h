@@ -192,6 +192,7 @@ struct stackid_deferred {
 	 * the work sets started before it reads them.
 	 */
 	const struct task_struct *task;
+	bool joinable;			/* the work runs before user code */
 	bool started;
 	unsigned int njoins;
 	struct stackid_join joins[STACKID_DEFER_JOINS];

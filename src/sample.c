@@ -239,6 +239,12 @@ static bool stackid_defer(struct stackid_cpu *c, struct stackid_ksample *ks,
 	memcpy(&d->ks, ks, offsetof(struct stackid_ksample, frames) +
 	       stackid_nr_user(ks) * sizeof(ks->frames[0]));
 	d->task = current;
+	/*
+	 * Before 6.11 a work queued from NMI waits for the next kernel
+	 * entry, after user code ran: same registers then would not mean
+	 * the same stack.
+	 */
+	d->joinable = stackid_task_work_before_user();
 	d->started = false;
 	d->njoins = 0;
 	d->mm = mm;
@@ -302,7 +308,8 @@ static bool stackid_defer_join(struct stackid_cpu *c, struct pt_regs *regs,
 
 	for_each_set_bit(i, &busy, STACKID_DEFER_SLOTS) {
 		d = c->defer[i];
-		if (d->task != current || READ_ONCE(d->started) ||
+		if (d->task != current || !d->joinable ||
+		    READ_ONCE(d->started) || d->mm != current->mm ||
 		    d->njoins == STACKID_DEFER_JOINS ||
 		    d->session != c->session || d->compat != compat ||
 		    d->ks.hdr.cgroup_id != cgroup || d->uregs.ip != ur->ip ||
