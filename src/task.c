@@ -292,6 +292,32 @@ static void stackid_task_rewalk(struct stackid_deferred *d,
 }
 
 /*
+ * Write @d's sample @ks (its own or one that joined it) on the CPU we run
+ * on, or drop it if it belongs to an earlier session (its reader
+ * disabled, and the next ENABLE or another reader's open() came since):
+ * it is not written into the new one, which began after it was taken.
+ * Checked with this CPU held (c->session is the state's now, and
+ * sessions only count up): a session that begins after this point finds
+ * the sample already written, before its reader's first read.
+ */
+static void stackid_task_write(const struct stackid_deferred *d,
+			       struct stackid_ksample *ks)
+{
+	unsigned long flags;
+	struct stackid_cpu *c;
+
+	c = stackid_cpu_get(&flags);
+	if (d->session != c->session) {
+		stackid_stat_inc(c, STACKID_STAT_DROP_STALE);
+	} else {
+		stackid_count_frames(c, ks);
+		stackid_emit_sample(c, ks);
+	}
+	stackid_stat_inc(c, STACKID_STAT_DEFERRED_DONE);
+	stackid_cpu_put(c, flags);
+}
+
+/*
  * The samples that joined @d's (sample.c: stackid_defer_join()), each
  * with its own header and kernel frames and @d's user frames, which are
  * final now: written or, for an earlier session, dropped, as @d's was.
@@ -303,8 +329,6 @@ static void stackid_task_joins(struct stackid_deferred *d,
 	unsigned int nu = stackid_nr_user(ks), nk, n, i;
 	u32 trunc = ks->hdr.flags & STACKID_SF_TRUNCATED;
 	u8 stop = ks->hdr.stop;
-	unsigned long flags;
-	struct stackid_cpu *c;
 
 	for (i = 0; i < njoins; i++) {
 		const struct stackid_join *j = &d->joins[i];
@@ -318,15 +342,7 @@ static void stackid_task_joins(struct stackid_deferred *d,
 		ks->hdr.stop = n < nu ? STACKID_STOP_DEPTH : stop;
 		ks->hdr.flags |= STACKID_SF_DEFERRED | trunc |
 				 (n < nu ? STACKID_SF_TRUNCATED : 0);
-		c = stackid_cpu_get(&flags);
-		if (d->session != c->session) {
-			stackid_stat_inc(c, STACKID_STAT_DROP_STALE);
-		} else {
-			stackid_count_frames(c, ks);
-			stackid_emit_sample(c, ks);
-		}
-		stackid_stat_inc(c, STACKID_STAT_DEFERRED_DONE);
-		stackid_cpu_put(c, flags);
+		stackid_task_write(d, ks);
 	}
 }
 
@@ -338,8 +354,6 @@ void stackid_task_fn(struct callback_head *work)
 	struct file *anchor = d->anchor;
 	struct mm_struct *mm = current->mm;
 	unsigned int i, njoins;
-	unsigned long flags;
-	struct stackid_cpu *c;
 	bool stale;
 
 	/* no sample joins this one from here on (sample.c) */
@@ -375,25 +389,8 @@ void stackid_task_fn(struct callback_head *work)
 		ks->frames[i].reason = STACKID_IP_NOT_RESOLVED;
 	}
 	ks->hdr.flags |= STACKID_SF_DEFERRED;
-
-	/*
-	 * A sample of an earlier session (its reader disabled, and the next
-	 * ENABLE or another reader's open() came since) is not written into
-	 * the new one, which began after it was taken: dropped, counted.
-	 * Checked again with this CPU held (c->session is the state's now,
-	 * and sessions only count up, so a sample found stale above is
-	 * still stale here): a session that begins after this point finds
-	 * the sample already written, before its reader's first read.
-	 */
-	c = stackid_cpu_get(&flags);
-	if (d->session != c->session) {
-		stackid_stat_inc(c, STACKID_STAT_DROP_STALE);
-	} else {
-		stackid_count_frames(c, ks);
-		stackid_emit_sample(c, ks);
-	}
-	stackid_stat_inc(c, STACKID_STAT_DEFERRED_DONE);
-	stackid_cpu_put(c, flags);
+	/* a sample found stale above is still stale there */
+	stackid_task_write(d, ks);
 	stackid_task_joins(d, njoins);
 	mmdrop(d->mm);
 	/* the slot goes back to its CPU's handler */
