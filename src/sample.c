@@ -306,7 +306,10 @@ static bool stackid_defer_join(struct stackid_cpu *c, struct pt_regs *regs,
 	struct stackid_join *j;
 	unsigned int i;
 
-	for_each_set_bit(i, &busy, STACKID_DEFER_SLOTS) {
+	/* not for_each_set_bit(): out of line before 6.2, not for NMI */
+	for (i = 0; i < STACKID_DEFER_SLOTS; i++) {
+		if (!(busy & BIT(i)))
+			continue;
 		d = c->defer[i];
 		if (d->task != current || !d->joinable ||
 		    READ_ONCE(d->started) || d->mm != current->mm ||
