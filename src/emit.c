@@ -190,12 +190,10 @@ static bool stackid_sample_packs(const struct stackid_ksample *ks)
 
 	for (i = 0; i < stackid_nr_user(ks); i++) {
 		const struct stackid_kframe *kf = &ks->frames[i];
+		bool file = kf->status == KS_FILE;
 
-		if (kf->how > STACKID_PF_HOW_MAX)
-			return false;
-		if (kf->status == KS_FILE ? kf->off > STACKID_PF_OFF_MASK :
-		    kf->addr > STACKID_PF_IP_MASK ||
-		    kf->reason > STACKID_PF_REASON_MAX)
+		if (!stackid_pf_fits(!file, kf->how, file ? kf->off : kf->addr,
+				     file ? 0 : kf->reason))
 			return false;
 	}
 	return true;

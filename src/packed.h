@@ -14,18 +14,32 @@
 #define STACKID_PF_OFF_MASK	((1ULL << STACKID_PF_OFF_BITS) - 1)
 #define STACKID_PF_IP_MASK	((1ULL << STACKID_PF_IP_BITS) - 1)
 
+/*
+ * Whether a frame with @how, @addr and @reason fits the bits: an ip
+ * frame's (@ip) or a valid or kernel frame's (a 16-bit index always
+ * does). The module asks this of its own frames, stackid_frame_packs()
+ * of a struct stackid_frame.
+ */
+static inline bool stackid_pf_fits(bool ip, u8 how, u64 addr, u8 reason)
+{
+	if (how > STACKID_PF_HOW_MAX)
+		return false;
+	if (ip)
+		return addr <= STACKID_PF_IP_MASK &&
+		       reason <= STACKID_PF_REASON_MAX;
+	return addr <= STACKID_PF_OFF_MASK && !reason;
+}
+
 /* Whether @f packs; a status other than VALID, IP and KERNEL does not. */
 static inline bool stackid_frame_packs(const struct stackid_frame *f)
 {
-	if (f->how > STACKID_PF_HOW_MAX)
-		return false;
 	switch (f->status) {
 	case STACKID_FRAME_VALID:
 	case STACKID_FRAME_KERNEL:
-		return f->addr <= STACKID_PF_OFF_MASK && !f->reason;
+		return stackid_pf_fits(false, f->how, f->addr, f->reason);
 	case STACKID_FRAME_IP:
-		return f->addr <= STACKID_PF_IP_MASK && !f->bid &&
-		       f->reason <= STACKID_PF_REASON_MAX;
+		return !f->bid &&
+		       stackid_pf_fits(true, f->how, f->addr, f->reason);
 	default:
 		return false;
 	}

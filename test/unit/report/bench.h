@@ -286,10 +286,9 @@ static inline void bench_sample(struct bench_writer *w, uint64_t n,
 		"bench-server", "bench-worker", "bench-batch",
 	};
 	uint64_t h = bench_mix(n ^ 0x5bd1e995);
-	size_t size = sizeof(struct stackid_sample) +
-		      s->nr * sizeof(struct stackid_frame);
 	struct stackid_sample hd = {
-		.hdr = { size, STACKID_REC_SAMPLE, STACKID_ABI_MAJOR },
+		/* type and size: cg_put_sample() */
+		.hdr = { .abi_major = STACKID_ABI_MAJOR },
 		.flags = s->flags,
 		.cpu = ring,
 		.time_ns = t,
@@ -299,7 +298,6 @@ static inline void bench_sample(struct bench_writer *w, uint64_t n,
 	};
 	struct stackid_frame f[STACKID_MAX_DEPTH];
 	unsigned int i;
-	unsigned char *p;
 
 	if (s->flags & STACKID_SF_KTHREAD) {
 		hd.tgid = hd.tid = 40 + ring;
@@ -340,24 +338,7 @@ static inline void bench_sample(struct bench_writer *w, uint64_t n,
 			f[i].reason = STACKID_IP_NO_FILE;
 	}
 	/* packed where the frames fit, as `stackid record` asks the module */
-	for (i = 0; i < s->nr; i++)
-		if (!stackid_frame_packs(&f[i]))
-			break;
-	if (i == s->nr) {
-		hd.hdr.type = STACKID_REC_SAMPLE_PACKED;
-		hd.hdr.size = sizeof(hd) + s->nr * sizeof(uint64_t);
-		p = cg_room(&w->g, hd.hdr.size);
-		memcpy(p, &hd, sizeof(hd));
-		for (i = 0; i < s->nr; i++) {
-			uint64_t v = stackid_frame_pack(&f[i]);
-
-			memcpy(p + sizeof(hd) + i * sizeof(v), &v, sizeof(v));
-		}
-		return;
-	}
-	p = cg_room(&w->g, size);
-	memcpy(p, &hd, sizeof(hd));
-	memcpy(p + sizeof(hd), f, s->nr * sizeof(f[0]));
+	cg_put_sample(&w->g, &hd, f, s->nr, true);
 }
 
 /* Returns 0, or -1 (and a message) if the file cannot be written. */

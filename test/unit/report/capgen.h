@@ -299,6 +299,43 @@ static inline size_t cg_sample1(struct capgen *g, uint64_t time_ns,
 }
 
 /*
+ * Write the ABI 2 sample @s with its @nr frames @f, packed
+ * (STACKID_REC_SAMPLE_PACKED) if @pack and every frame packs, as the
+ * module does for a reader that asked; sets its type and size. Returns
+ * the record's offset in the capture.
+ */
+static inline size_t cg_put_sample(struct capgen *g, struct stackid_sample *s,
+				   const struct stackid_frame *f,
+				   unsigned int nr, bool pack)
+{
+	size_t off = g->len;
+	unsigned char *p;
+	unsigned int i;
+
+	for (i = 0; pack && i < nr; i++)
+		if (!stackid_frame_packs(&f[i]))
+			break;
+	pack = pack && i == nr;
+	s->hdr.type = pack ? STACKID_REC_SAMPLE_PACKED : STACKID_REC_SAMPLE;
+	s->hdr.size = sizeof(*s) + nr * (pack ? sizeof(uint64_t) :
+						sizeof(f[0]));
+	p = cg_room(g, s->hdr.size);
+	memcpy(p, s, sizeof(*s));
+	for (i = 0; i < nr; i++) {
+		uint64_t v;
+
+		if (!pack) {
+			memcpy(p + sizeof(*s) + i * sizeof(f[0]), &f[i],
+			       sizeof(f[0]));
+			continue;
+		}
+		v = stackid_frame_pack(&f[i]);
+		memcpy(p + sizeof(*s) + i * sizeof(v), &v, sizeof(v));
+	}
+	return off;
+}
+
+/*
  * ABI 2: a sample whose first @nk of @nr frames are kernel frames
  * (cg_kernel()), in cgroup @cgroup_id (0: none), ring = cpu; returns the
  * sample record's offset in the capture. The records it needs come just
@@ -312,14 +349,9 @@ static inline size_t cg_sample_k(struct capgen *g, uint64_t time_ns,
 				 unsigned int nr, const struct cg_frame *fr,
 				 unsigned int nk, uint64_t cgroup_id)
 {
-	size_t size = sizeof(struct stackid_sample) +
-		      nr * sizeof(struct stackid_frame);
 	struct stackid_sample s = {
-		.hdr = {
-			.size = size,
-			.type = STACKID_REC_SAMPLE,
-			.abi_major = STACKID_ABI_MAJOR,
-		},
+		/* type and size: cg_put_sample() */
+		.hdr = { .abi_major = STACKID_ABI_MAJOR },
 		.flags = flags,
 		.cpu = cpu,
 		.tgid = tgid,
@@ -331,9 +363,7 @@ static inline size_t cg_sample_k(struct capgen *g, uint64_t time_ns,
 		.cgroup_id = cgroup_id,
 	};
 	struct stackid_frame f[STACKID_MAX_DEPTH];
-	unsigned char *p;
 	unsigned int i;
-	size_t off;
 
 	for (i = 0; i < nr; i++) {
 		memset(&f[i], 0, sizeof(f[i]));
@@ -346,28 +376,8 @@ static inline size_t cg_sample_k(struct capgen *g, uint64_t time_ns,
 	for (i = 0; i < nr; i++)
 		if (fr[i].status == STACKID_FRAME_KERNEL && fr[i].kname)
 			f[i].bid = cg_kindex(g, cpu, &fr[i]);
-	off = g->len;
 	memcpy(s.comm, comm, strnlen(comm, sizeof(s.comm)));
-	for (i = 0; g->packed && i < nr; i++)
-		if (!stackid_frame_packs(&f[i]))
-			break;
-	if (g->packed && i == nr) {
-		s.hdr.type = STACKID_REC_SAMPLE_PACKED;
-		s.hdr.size = sizeof(s) + nr * sizeof(uint64_t);
-		p = cg_room(g, s.hdr.size);
-		memcpy(p, &s, sizeof(s));
-		for (i = 0; i < nr; i++) {
-			uint64_t v = stackid_frame_pack(&f[i]);
-
-			memcpy(p + sizeof(s) + i * sizeof(v), &v, sizeof(v));
-		}
-		return off;
-	}
-	p = cg_room(g, size);
-	memcpy(p, &s, sizeof(s));
-	if (nr)
-		memcpy(p + sizeof(s), f, nr * sizeof(f[0]));
-	return off;
+	return cg_put_sample(g, &s, f, nr, g->packed);
 }
 
 /*
