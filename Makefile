@@ -99,7 +99,7 @@ GUEST_BINS := $(G)/sidcheck $(G)/chain64 $(G)/chain32 $(G)/garbage \
 	$(G)/bid8 $(G)/bid16 $(G)/bid20 $(G)/bidfar $(G)/deep \
 	$(G)/libdemo.so $(G)/demo_app $(G)/vhostkick $(G)/libtrunc.so \
 	$(G)/truncwrite $(G)/manylibs $(G)/many/.built $(G)/bench_work \
-	$(G)/libbench.so $(G)/sysloop $(G)/ingest $(NOFP_BINS)
+	$(G)/libbench.so $(G)/sysloop $(G)/ingest $(G)/bpfstack $(NOFP_BINS)
 guest: $(GUEST_BINS) $(G)/expect $(B)/elfdeps
 
 $(G):
@@ -141,6 +141,9 @@ $(G)/demo_app: $(GP)/demo_app.c $(G)/libdemo.so
 # Hostile and special programs of the correctness tests.
 # test/system.sh's ingest endpoint in the Debian guest.
 $(G)/ingest: $(GP)/ingest.c | $(G)
+	$(CC) -O2 -Wall -Wextra -Werror -o $@ $<
+# make bench's BPF build-id stack sampler.
+$(G)/bpfstack: $(GP)/bpfstack.c | $(G)
 	$(CC) -O2 -Wall -Wextra -Werror -o $@ $<
 $(G)/sysloop: $(GP)/sysloop.c | $(G)
 	$(CC) $(FP) -o $@ $<

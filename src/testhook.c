@@ -12,8 +12,9 @@
  *    test_fail_delay_ms, then fail with -EIO: an ENABLE that fails after
  *    other CPUs' handlers have already run and queued work.
  *  - test_floor=1 makes the overflow handler return at once, counting
- *    its entries in test_floor_samples: `make bench`'s floor, what the
- *    sampling interrupt costs with nothing done in it.
+ *    its entries in test_floor_samples (test_floor_busy: those that
+ *    interrupted a task other than the idle task): `make bench`'s floor,
+ *    what the sampling interrupt costs with nothing done in it.
  *  - test_stages=1 times the handler's stages (STACKID_STAGE_*) of
  *    every sample that walks a user stack; test_stage_ns reads
  *    "samples N kernel NS walk NS resolve NS finish NS", sums since the
@@ -69,12 +70,19 @@ module_param_cb(test_floor_samples, &stackid_count_ops,
 		&stackid_test_floor_count, 0444);
 MODULE_PARM_DESC(test_floor_samples, "TEST BUILD: test_floor entries");
 
+static atomic_long_t stackid_test_floor_busy = ATOMIC_LONG_INIT(0);
+module_param_cb(test_floor_busy, &stackid_count_ops, &stackid_test_floor_busy,
+		0444);
+MODULE_PARM_DESC(test_floor_busy, "TEST BUILD: test_floor entries, idle task not");
+
 /* Any context, NMI included. */
 bool stackid_test_floor(void)
 {
 	if (!READ_ONCE(stackid_test_floor_on))
 		return false;
 	atomic_long_inc(&stackid_test_floor_count);
+	if (!is_idle_task(current))
+		atomic_long_inc(&stackid_test_floor_busy);
 	return true;
 }
 

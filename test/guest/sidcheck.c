@@ -68,6 +68,11 @@
  *   sidcheck paths FILE         build-id -> path records of a capture
  *   sidcheck flipbid FILE HEX   rewrite FILE's build-id HEX in place
  *   sidcheck cost               handler cost per sample (bench)
+ *   sidcheck peek PID           "samples N no_mm M": the stats that the
+ *                               reader PID's open device reports now,
+ *                               through a copy of its file descriptor
+ *                               (pidfd_getfd; the device is exclusive):
+ *                               a bench's count during the work alone
  *   sidcheck frames FILE PID [SINCE_NS]
  *                               frames per sample, % valid (0: all PIDs)
  *   sidcheck kcount FILE [PID]  kernel frames, symbol and cgroup records
@@ -105,6 +110,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <dirent.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -2645,6 +2651,46 @@ static int cmd_share(int argc, char **argv)
 	return 0;
 }
 
+/* peek PID: see the comment at the top. */
+static int cmd_peek(int argc, char **argv)
+{
+	struct stackid_stats st = { .cpu = STACKID_ALL_CPUS };
+	char path[300], link[256];
+	struct dirent *de;
+	int pidfd, fd = -1;
+	ssize_t n;
+	DIR *d;
+
+	if (argc != 2)
+		return 2;
+	snprintf(path, sizeof(path), "/proc/%s/fd", argv[1]);
+	d = opendir(path);
+	pidfd = syscall(SYS_pidfd_open, atoi(argv[1]), 0);
+	if (!d || pidfd < 0) {
+		fprintf(stderr, "sidcheck: peek %s: %s\n", argv[1], strerror(errno));
+		return 1;
+	}
+	while (fd < 0 && (de = readdir(d))) {
+		snprintf(path, sizeof(path), "/proc/%s/fd/%s", argv[1], de->d_name);
+		n = readlink(path, link, sizeof(link) - 1);
+		if (n <= 0)
+			continue;
+		link[n] = 0;
+		if (!strcmp(link, STACKID_DEVICE))
+			fd = syscall(SYS_pidfd_getfd, pidfd, atoi(de->d_name), 0);
+	}
+	closedir(d);
+	if (fd < 0) {
+		fprintf(stderr, "sidcheck: peek %s: no %s open\n", argv[1], STACKID_DEVICE);
+		return 1;
+	}
+	xioctl(fd, STACKID_IOC_GET_STATS, &st, "GET_STATS");
+	printf("samples %llu no_mm %llu\n",
+	       (unsigned long long)st.counters[STACKID_STAT_SAMPLES],
+	       (unsigned long long)st.counters[STACKID_STAT_DROP_NO_MM]);
+	return 0;
+}
+
 /* kinds FILE: how many of FILE's samples are packed. */
 static int cmd_kinds(int argc, char **argv)
 {
@@ -2725,6 +2771,8 @@ int main(int argc, char **argv)
 		return cmd_capend(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "kinds"))
 		return cmd_kinds(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "peek"))
+		return cmd_peek(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "share"))
 		return cmd_share(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "depth"))

@@ -1,17 +1,23 @@
 # SPDX-License-Identifier: GPL-2.0
 # `make bench`, inside one guest boot: each workload run with nothing,
-# under `perf record -g -a` (Debian's linux-perf) and under
-# `stackid record` (resolve=Y, then resolve=N, the floor, then with
-# kernel_frames=N: what kernel frames cost), at 999 and
-# 9999 Hz, REPS times each; slowdowns are medians of the runs, each run
-# against the median of the bare runs. Figures, printed as "# bench ..."
-# lines; only "bench ran" is asserted. Workloads (bench_work, manylibs):
-# the 11-function chain across an executable and a library; a stack
-# through 300 libraries; the chain while a thread churns mmap/munmap;
-# a fork/exec storm; getppid() and read() of /dev/zero in a loop (most
-# samples in kernel mode: what kernel frames cost, also as the
-# handler's cost with kernel_frames=N); and the chain without frame
-# pointers, by unwind tables, against perf --call-graph dwarf.
+# with the floor (the test build's handler that returns at once), under
+# `perf record -g -a` (Debian's linux-perf), under the kernel's BPF
+# build-id stack map (bpfstack) and under `stackid record`, REPS times,
+# interleaved (each repetition runs each configuration once, in turn);
+# then once each stackid with resolve=N and with kernel_frames=N (what
+# kernel frames cost); at 999 and 9999 Hz. Slowdowns are medians of the
+# runs, each against the median of the bare runs; costs are per sample
+# that interrupted a task (an idle CPU's samples cost the work nothing,
+# and their number depends on whether the reader keeps that CPU awake),
+# and stackid/perf and stackid/BPF run by run with 90 % intervals.
+# Figures, printed as "# bench ..." lines; only "bench ran" is asserted.
+# Workloads (bench_work, manylibs): the 11-function chain across an
+# executable and a library; a stack through 300 libraries; the chain
+# while a thread churns mmap/munmap; a fork/exec storm; getppid() and
+# read() of /dev/zero in a loop (most samples in kernel mode: what
+# kernel frames cost, also as the handler's cost with kernel_frames=N);
+# and the chain without frame pointers, by unwind tables, against perf
+# --call-graph dwarf.
 . /stackid/lib.sh
 # make bench's BENCH_REPS (test/vm.sh writes it), else 3
 REPS=${REPS:-$(cat /stackid/bench-reps 2>/dev/null || echo 3)}
@@ -55,19 +61,48 @@ ready() {
 	done
 }
 
+# count PROFILER PID: "ALL BUSY": the handler's entries so far, and of
+# those the ones that interrupted a task other than the idle task: the
+# test build's floor counts, else the samples stat of the device reader
+# PID holds, less those dropped for having no mm (idle, and kernel
+# threads: few here)
+count() {
+	if [ $1 = floor ]; then
+		echo $(cat /sys/module/stackid/parameters/test_floor_samples \
+			/sys/module/stackid/parameters/test_floor_busy)
+	else
+		$S peek $2 | awk '{ print $2, $2 - $4 }'
+	fi
+}
+
+# bpfwait PATTERN [N]: wait (at most 20 s) until /tmp/prof.bpf has N
+# (1) lines matching PATTERN
+bpfwait() {
+	local i=0
+	while [ $i -lt 200 ]; do
+		[ "$(grep -c "^$1\$" /tmp/prof.bpf 2>/dev/null)" -ge "${2:-1}" ] && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	echo "# bench: bpfstack: no '$1' in 20 s" >&2
+	sed 's/^/#   /' /tmp/prof.err | head -n 20 >&2
+	return 1
+}
+
 # run PROFILER HZ WORKLOAD: the workload's elapsed ns under PROFILER;
-# appends "PROFILER HZ WORKLOAD NS SAMPLES" to /tmp/bench.runs (SAMPLES:
-# the samples the profiler took during the work, all CPUs: perf's own
-# count, as it records only while the workload runs; for stackid and the
-# floor, the recording's samples scaled to the work's share of its
-# time); leaves the profiler's output in /tmp/prof.*
+# appends "PROFILER HZ WORKLOAD NS SAMPLES BUSY" to /tmp/bench.runs
+# (SAMPLES: the samples the profiler took during the work, all CPUs,
+# counted exactly: perf's own count, as it records only while the
+# workload runs; bpfstack's, stackid's and the floor's counters read
+# just before and after the work; BUSY: those of them that interrupted
+# a task, not an idle CPU); leaves the profiler's output in /tmp/prof.*
 run() {
 	local prof=$1 hz=$2 cmd p t n=0 t0 t1 f0 g c0 c1 c2
 	cmd=$(workload "$3")
 	case $prof in
 	none)
 		t=$($cmd | sed -n 's/^elapsed_ns //p')
-		echo "$prof $hz $3 $t 0" >>/tmp/bench.runs
+		echo "$prof $hz $3 $t 0 0" >>/tmp/bench.runs
 		echo "$t"
 		return ;;
 	perf|perf-dwarf)
@@ -79,11 +114,38 @@ run() {
 		t=$($PERF record $g -a -F "$hz" -o /tmp/prof.perf -- $cmd \
 			2>/tmp/prof.err | sed -n 's/^elapsed_ns //p')
 		n=$(sed -n 's/.*(\([0-9]*\) samples).*/\1/p' /tmp/prof.err | tail -n 1)
+		# less those of the idle task, pid 0
+		b=$($PERF script -i /tmp/prof.perf -F pid 2>/dev/null |
+			awk '$1 != 0 { b++ } END { print b + 0 }')
 		[ $prof = perf-dwarf ] && ls -l /tmp/prof.perf 2>/dev/null |
 			awk '{ print $5 }' >/tmp/prof.size
 		rm -f /tmp/prof.perf
-		echo "# bench run: $prof $hz Hz $3: work $t ns, ${n:-0} samples written" >&2
-		echo "$prof $hz $3 $t ${n:-0}" >>/tmp/bench.runs
+		echo "# bench run: $prof $hz Hz $3: work $t ns, ${n:-0} samples written, $b busy$(grep -i -m 1 'throttl\|exceeded' /tmp/prof.err | sed 's/^/; /')" >&2
+		echo "$prof $hz $3 $t ${n:-0} ${b:-0}" >>/tmp/bench.runs
+		echo "$t"
+		return ;;
+	bpf)
+		# the kernel's BPF build-id stack map (bpfstack.c): its own
+		# count of the samples it took, asked for before and after the
+		# work
+		/stackid/bpfstack "$hz" >/tmp/prof.bpf 2>/tmp/prof.err &
+		p=$!
+		bpfwait ready || { kill $p; wait $p; return; }
+		kill -USR1 $p
+		bpfwait 'samples.*' 1 >/dev/null
+		wa=$(ns)
+		t=$($cmd 2>/tmp/work.err | sed -n 's/^elapsed_ns //p')
+		wb=$(ns)
+		kill -USR1 $p
+		bpfwait 'samples.*' 2 >/dev/null
+		kill -INT $p
+		wait $p
+		set -- $(awk '/^samples/ { s[++k] = $2; f[k] = $4; b[k] = $6 }
+			END { print s[2] - s[1], f[2] - f[1], b[2] - b[1] }' /tmp/prof.bpf) "$3"
+		n=$1 b=$3
+		echo "# bench run: $prof $hz Hz $4: work $t ns, $n samples in it, $b busy ($2 without a stack id)" >&2
+		set -- "$prof" "$hz" "$4"
+		echo "$prof $hz $3 $t ${n:-0} ${b:-0}" >>/tmp/bench.runs
 		echo "$t"
 		return ;;
 	floor|stages)
@@ -91,7 +153,6 @@ run() {
 		# (test_floor), or timing the handler's stages (test_stages)
 		rmmod stackid
 		insmod /stackid/testmod/stackid.ko test_$prof=1 || return
-		f0=$(cat /sys/module/stackid/parameters/test_floor_samples)
 		stackid record -F "$hz" -o /tmp/prof.cap >/tmp/prof.err 2>&1 &
 		;;
 	stackid-fp)
@@ -112,33 +173,30 @@ run() {
 	c0=$(ticks $p)
 	ready $p
 	c1=$(ticks $p)
+	f0=$(count $prof $p)
 	wa=$(ns)
 	t=$($cmd 2>/tmp/work.err | sed -n 's/^elapsed_ns //p')
 	wb=$(ns)
+	f1=$(count $prof $p)
 	c2=$(ticks $p)
 	# the work's window, for the reader's share of its samples
 	echo "$wa $wb" >/tmp/prof.window
 	kill -INT $p
 	wait $p
 	t1=$(ns)
-	if [ $prof = floor ]; then
-		n=$(($(cat /sys/module/stackid/parameters/test_floor_samples) - f0))
-	else
-		n=$(sed -n 's/^ *samples *\([0-9]*\).*/\1/p' /tmp/prof.err | head -n 1)
-	fi
+	set -- "$@" ${f0:-0 0} ${f1:-0 0}
+	n=$(($6 - $4)) b=$(($7 - $5))
 	[ $prof = stages ] &&
 		cat /sys/module/stackid/parameters/test_stage_ns >/tmp/prof.stages
 	case $prof in floor|stages) rmmod stackid; load ;; esac
-	n=$(awk -v n="${n:-0}" -v t="${t:-0}" -v w=$((t1 - t0)) \
-		'BEGIN { printf "%d", (w > 0 ? n * t / w : 0) }')
-	echo "# bench run: $prof $hz Hz $3: work $t ns, $n samples in it, recording $((t1 - t0)) ns, recorder $c0 -> $c1 ticks (ready) -> $c2 (end)" >&2
+	echo "# bench run: $prof $hz Hz $3: work $t ns, $n samples in it, $b busy, recording $((t1 - t0)) ns, recorder $c0 -> $c1 ticks (ready) -> $c2 (end)" >&2
 	if [ -z "$t" ]; then
 		echo "# bench: $3 under $prof at $hz Hz printed no time" >&2
 		sed 's/^/#   /' /tmp/work.err /tmp/prof.err | head -n 20 >&2
 	fi
 	echo Y >/sys/module/stackid/parameters/resolve
 	echo Y >/sys/module/stackid/parameters/kernel_frames
-	echo "$prof $hz $3 $t $n" >>/tmp/bench.runs
+	echo "$prof $hz $3 $t $n $b" >>/tmp/bench.runs
 	echo "$t"
 }
 
@@ -148,13 +206,14 @@ tmed() {
 		/tmp/bench.runs | median
 }
 
-# persample PROFILER HZ WORKLOAD BARE: "SAMPLES COST" of PROFILER's runs:
-# the median of the samples it took during the work, and the median of
-# its cost per sample in us, (time - BARE) / samples, all CPUs' samples
+# persample PROFILER HZ WORKLOAD BARE: "SAMPLES BUSY COST" of PROFILER's
+# runs: the medians of the samples it took during the work and of those
+# that interrupted a task, and of its cost per such sample in us,
+# (time - BARE) / busy samples
 persample() {
 	awk -v p="$1" -v h="$2" -v w="$3" -v b="$4" '
-	$1 == p && $2 == h && $3 == w && $5 > 0 {
-		n[++k] = $5; c[k] = ($4 - b) / $5 / 1000
+	$1 == p && $2 == h && $3 == w && $6 > 0 {
+		a[++k] = $5; n[k] = $6; c[k] = ($4 - b) / $6 / 1000
 	}
 	function med(a, k,  i, j, t) {
 		for (i = 2; i <= k; i++)
@@ -163,21 +222,21 @@ persample() {
 			}
 		return a[int((k + 1) / 2)]
 	}
-	END { if (k) printf "%d %.1f", med(n, k), med(c, k); else print "0 0" }
+	END { if (k) printf "%d %d %.1f", med(a, k), med(n, k), med(c, k); else print "0 0 0" }
 	' /tmp/bench.runs
 }
 
 # paired HZ WORKLOAD BARE A B [FLOOR]: A's cost per sample against B's,
 # run by run (the j-th runs of each were made in one repetition, side by
-# side), above FLOOR's if given, else the total overheads (time - BARE)
-# A / B; prints "MEAN +-HALF" with HALF the 90 % confidence interval's
+# side), per sample that interrupted a task (BUSY), above FLOOR's if
+# given ("-": no floor), else the total overheads (time - BARE) A / B; prints "MEAN +-HALF" with HALF the 90 % confidence interval's
 # half width (Student's t over the runs), and "(within noise)" when the
 # interval holds 1
 paired() {
 	awk -v h="$1" -v w="$2" -v b="$3" -v A="$4" -v B="$5" -v F="${6:-}" '
-	$2 == h && $3 == w && ($1 == A || $1 == B || $1 == F) && $5 > 0 {
+	$2 == h && $3 == w && ($1 == A || $1 == B || $1 == F) && $6 > 0 {
 		k = $1 SUBSEP (++seen[$1])
-		c[k] = F == "" ? $4 - b : ($4 - b) / $5
+		c[k] = F == "" ? $4 - b : ($4 - b) / $6
 	}
 	# a square root by Newton steps: the guest'"'"'s busybox awk has no sqrt()
 	function root(x,  y, i) {
@@ -190,8 +249,8 @@ paired() {
 		# t(0.95) for 1 .. 30 degrees of freedom
 		split("6.314 2.920 2.353 2.132 2.015 1.943 1.895 1.860 1.833 1.812 1.796 1.782 1.771 1.761 1.753 1.746 1.740 1.734 1.729 1.725 1.721 1.717 1.714 1.711 1.708 1.706 1.703 1.701 1.699 1.697", t, " ")
 		for (j = 1; (A SUBSEP j) in c && (B SUBSEP j) in c; j++) {
-			f = F == "" ? 0 : c[F SUBSEP j]
-			if (F != "" && !((F SUBSEP j) in c))
+			f = F == "" || F == "-" ? 0 : c[F SUBSEP j]
+			if (F != "" && F != "-" && !((F SUBSEP j) in c))
 				break
 			d = c[B SUBSEP j] - f
 			if (d <= 0)
@@ -265,26 +324,56 @@ out "work: chain $CHAIN_N units, many $MANY_N descents, forkexec $FORK_N, syscal
 
 # bench-nofp.sh: issue 20's part (below) alone
 # bench-frames.sh: some workloads, samplers and rates only
+# Each repetition runs every configuration once, in turn (interleaved):
+# a slow spell of the host falls on all of them alike, and the j-th runs
+# of two samplers are a pair. stackid last, whose capture and statistics
+# are looked at below. resolve=N and kernel_frames=N once each after.
 for w in ${BENCH_NOFP_ONLY:+none} ${BENCH_WORKLOADS:-chain many churn forkexec syscall}; do
 	[ "$w" = none ] && break
 	for hz in ${BENCH_HZ:-999 9999}; do
-		base=$(for i in $(seq $REPS); do run none 0 $w; done | median)
-		line="$w at $hz Hz: bare $(awk -v t="$base" 'BEGIN { printf "%.2f s", t / 1e9 }')"
-		for prof in ${BENCH_PROFS:-perf stackid stackid-N stackid-noK}; do
-			[ $prof = perf ] && [ ! -x $PERF ] && continue
-			m=$(for i in $(seq $REPS); do run $prof $hz $w; done | median)
-			s=$(ratio "$m" "$base")
-			eval "s_$(echo $prof | tr - _)=$s"
-			line="$line, $prof $s"
-			[ $prof = stackid ] && stackid_figures "$w at $hz Hz, stackid"
-			[ $prof = stackid-noK ] &&
-				out "$w at $hz Hz, stackid kernel_frames=N: handler $($S cost)"
+		profs=${BENCH_PROFS:-floor perf bpf stackid}
+		[ -f /stackid/testmod/stackid.ko ] || profs=$(echo $profs | sed 's/floor//')
+		[ -x $PERF ] || profs=$(echo $profs | sed 's/perf//')
+		for i in $(seq $REPS); do
+			run none 0 $w >/dev/null
+			for prof in $profs; do
+				run $prof $hz $w >/dev/null
+			done
 		done
-		[ $hz = 9999 ] && stages "$w at $hz Hz, stackid" $hz $w
-		out "$line (slowdowns)"
-		if [ -x $PERF ] && [ -z "${BENCH_PROFS:-}" ]; then
-			out "$w at $hz Hz: overhead stackid/perf $(awk -v a="$s_stackid" -v b="$s_perf" 'BEGIN { printf "%.2f", (b > 1 ? (a - 1) / (b - 1) : 0) }'), resolve=Y/resolve=N $(awk -v a="$s_stackid" -v b="$s_stackid_N" 'BEGIN { printf "%.2f", (b > 1 ? (a - 1) / (b - 1) : 0) }'), kernel frames on/off $(awk -v a="$s_stackid" -v b="$s_stackid_noK" 'BEGIN { printf "%.2f", (b > 1 ? (a - 1) / (b - 1) : 0) }') (overhead ratios)"
+		case " $profs " in *" stackid "*)
+			stackid_figures "$w at $hz Hz, stackid" ;;
+		esac
+		base=$(tmed none 0 $w)
+		line="$w at $hz Hz: bare $(awk -v t="$base" 'BEGIN { printf "%.2f s", t / 1e9 }')"
+		nline="$w at $hz Hz: samples during the work (medians, all CPUs / of a task; asked $(awk -v t="$base" -v h=$hz 'BEGIN { printf "%d", 2 * h * t / 1e9 }') at the bare time)"
+		cline="$w at $hz Hz: cost per sample of a task (us, medians)"
+		for prof in $profs; do
+			line="$line, $prof $(ratio "$(tmed $prof $hz $w)" "$base")"
+			set -- $(persample $prof $hz $w $base)
+			nline="$nline, $prof $1 / $2"
+			cline="$cline, $prof $3"
+		done
+		if [ -z "${BENCH_PROFS:-}" ]; then
+			for prof in stackid-N stackid-noK; do
+				run $prof $hz $w >/dev/null
+				line="$line, $prof $(ratio "$(tmed $prof $hz $w)" "$base") (one run)"
+				[ $prof = stackid-noK ] &&
+					out "$w at $hz Hz, stackid kernel_frames=N: handler $($S cost)"
+			done
 		fi
+		out "$line (slowdowns)"
+		out "$nline"
+		out "$cline"
+		for other in perf bpf; do
+			case " $profs " in *" $other "*) ;; *) continue ;; esac
+			case " $profs " in *" stackid "*) ;; *) continue ;; esac
+			l="$w at $hz Hz, run by run, stackid/$other:"
+			case " $profs " in *" floor "*)
+				l="$l per sample above the floor $(paired $hz $w "$base" stackid $other floor),"
+			esac
+			out "$l per sample $(paired $hz $w "$base" stackid $other -) (equal rates), total overhead $(paired $hz $w "$base" stackid $other)"
+		done
+		[ $hz = 9999 ] && [ -z "${BENCH_PROFS:-}" ] && stages "$w at $hz Hz, stackid" $hz $w
 	done
 done
 # Issue 20: the same chain built without frame pointers (nofp_bench64,
@@ -314,7 +403,7 @@ for hz in ${BENCH_WORKLOADS:+none} 999 9999; do
 	fpbase=$(tmed none 0 chain)
 	s_fp=$(ratio "$(tmed stackid-fp $hz chain)" "$fpbase")
 	set -- $(persample stackid-fp $hz chain $fpbase)
-	n_stackid_fp=$1 c_stackid_fp=$2
+	n_stackid_fp="$1 / $2" c_stackid_fp=$3
 	line="nofp at $hz Hz: bare $(awk -v t="$base" 'BEGIN { printf "%.2f s", t / 1e9 }')"
 	s_perf_dwarf=0 s_floor=0
 	for prof in $profs; do
@@ -322,7 +411,7 @@ for hz in ${BENCH_WORKLOADS:+none} 999 9999; do
 		eval "s_$(echo $prof | tr - _)=$s"
 		line="$line, $prof $s"
 		set -- $(persample $prof $hz nofp $base)
-		eval "n_$(echo $prof | tr - _)=$1 c_$(echo $prof | tr - _)=$2"
+		eval "n_$(echo $prof | tr - _)='$1 / $2' c_$(echo $prof | tr - _)=$3"
 		if [ $prof = stackid ]; then
 			stackid_figures "nofp at $hz Hz, stackid"
 			out "nofp at $hz Hz, stackid: $(grep -E 'unwind tables' /tmp/prof.err | head -n 2 | tr -s ' \n' ' ')"
@@ -332,8 +421,8 @@ for hz in ${BENCH_WORKLOADS:+none} 999 9999; do
 			out "nofp at $hz Hz, perf --call-graph dwarf: $(cat /tmp/prof.size 2>/dev/null) bytes of perf.data"
 	done
 	out "$line; the frame-pointer chain under stackid $s_fp (slowdowns)"
-	out "nofp at $hz Hz: samples during the work (medians, all CPUs): floor ${n_floor:-?}, perf-dwarf ${n_perf_dwarf:-?}, stackid ${n_stackid:-?}, stackid-fp ${n_stackid_fp:-?}"
-	out "nofp at $hz Hz: cost per sample (us, workload time / samples): floor ${c_floor:-?}, perf-dwarf ${c_perf_dwarf:-?}, stackid ${c_stackid:-?}, stackid-fp ${c_stackid_fp:-?}"
+	out "nofp at $hz Hz: samples during the work (medians, all CPUs / of a task): floor ${n_floor:-?}, perf-dwarf ${n_perf_dwarf:-?}, stackid ${n_stackid:-?}, stackid-fp ${n_stackid_fp:-?}"
+	out "nofp at $hz Hz: cost per sample of a task (us, (time - bare) / samples): floor ${c_floor:-?}, perf-dwarf ${c_perf_dwarf:-?}, stackid ${c_stackid:-?}, stackid-fp ${c_stackid_fp:-?}"
 	out "nofp at $hz Hz: per sample above the floor: stackid/perf-dwarf $(awk -v a="${c_stackid:-0}" -v b="${c_perf_dwarf:-0}" -v f="${c_floor:-0}" 'BEGIN { printf "%.2f", (b - f > 0 ? (a - f) / (b - f) : 0) }'), tables/frame pointers $(awk -v a="${c_stackid:-0}" -v b="${c_stackid_fp:-0}" -v f="${c_floor:-0}" 'BEGIN { printf "%.2f", (b - f > 0 ? (a - f) / (b - f) : 0) }') (cost ratios)"
 	out "nofp at $hz Hz: overhead stackid/perf-dwarf $(awk -v a="$s_stackid" -v b="$s_perf_dwarf" 'BEGIN { printf "%.2f", (b > 1 ? (a - 1) / (b - 1) : 0) }'), above the floor $(awk -v a="$s_stackid" -v b="$s_perf_dwarf" -v f="$s_floor" 'BEGIN { printf "%.2f", (b > f ? (a - f) / (b - f) : 0) }'), tables/frame pointers on the same chain $(awk -v a="$s_stackid" -v b="$s_fp" 'BEGIN { printf "%.2f", (b > 1 ? (a - 1) / (b - 1) : 0) }') (overhead ratios)"
 	if [ -n "$s_perf_dwarf" ] && [ "$s_perf_dwarf" != 0 ]; then
