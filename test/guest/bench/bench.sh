@@ -306,7 +306,6 @@ stages() {
 }
 
 load
-rm -f /tmp/bench.runs
 [ -x $PERF ] || out "no perf in the guest: perf columns empty"
 # Work sized for about 2 s each under TCG (calibrated once).
 CHAIN_N=20 MANY_N=20 FORK_N=20 SYS_N=20 NOFP_N=20
@@ -321,6 +320,8 @@ for w in chain many forkexec syscall nofp; do
 	esac
 done
 out "work: chain $CHAIN_N units, many $MANY_N descents, forkexec $FORK_N, syscall $SYS_N units, nofp $NOFP_N units, $REPS runs each"
+# the calibrating runs above were of other sizes: no bare time of those
+rm -f /tmp/bench.runs
 
 # bench-nofp.sh: issue 20's part (below) alone
 # bench-frames.sh: some workloads, samplers and rates only
@@ -426,7 +427,7 @@ for hz in ${BENCH_WORKLOADS:+none} 999 9999; do
 	out "nofp at $hz Hz: per sample above the floor: stackid/perf-dwarf $(awk -v a="${c_stackid:-0}" -v b="${c_perf_dwarf:-0}" -v f="${c_floor:-0}" 'BEGIN { printf "%.2f", (b - f > 0 ? (a - f) / (b - f) : 0) }'), tables/frame pointers $(awk -v a="${c_stackid:-0}" -v b="${c_stackid_fp:-0}" -v f="${c_floor:-0}" 'BEGIN { printf "%.2f", (b - f > 0 ? (a - f) / (b - f) : 0) }') (cost ratios)"
 	out "nofp at $hz Hz: overhead stackid/perf-dwarf $(awk -v a="$s_stackid" -v b="$s_perf_dwarf" 'BEGIN { printf "%.2f", (b > 1 ? (a - 1) / (b - 1) : 0) }'), above the floor $(awk -v a="$s_stackid" -v b="$s_perf_dwarf" -v f="$s_floor" 'BEGIN { printf "%.2f", (b > f ? (a - f) / (b - f) : 0) }'), tables/frame pointers on the same chain $(awk -v a="$s_stackid" -v b="$s_fp" 'BEGIN { printf "%.2f", (b > 1 ? (a - 1) / (b - 1) : 0) }') (overhead ratios)"
 	if [ -n "$s_perf_dwarf" ] && [ "$s_perf_dwarf" != 0 ]; then
-		out "nofp at $hz Hz, run by run: per sample above the floor stackid/perf-dwarf $(paired $hz nofp "$base" stackid perf-dwarf floor), total overhead stackid/perf-dwarf $(paired $hz nofp "$base" stackid perf-dwarf)"
+		out "nofp at $hz Hz, run by run: per sample above the floor stackid/perf-dwarf $(paired $hz nofp "$base" stackid perf-dwarf floor), per sample $(paired $hz nofp "$base" stackid perf-dwarf -) (equal rates), total overhead stackid/perf-dwarf $(paired $hz nofp "$base" stackid perf-dwarf)"
 	fi
 	stages "nofp at $hz Hz, stackid" $hz nofp
 done
