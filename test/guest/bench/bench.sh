@@ -274,7 +274,12 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b ? a / b : 0 }'; }
 stackid_figures() {
 	local label=$1 c hit miss drops samples perframe valid bytes reader wreader
 	c=$($S cost)
-	st() { sed -n "s/^ *$1 *\([0-9]*\).*/\1/p" /tmp/prof.err | head -n 1; }
+	# a counter of the recording (stackid record leaves out those at 0)
+	st() {
+		local v
+		v=$(sed -n "s/^ *$1 *\([0-9]*\).*/\1/p" /tmp/prof.err | head -n 1)
+		echo "${v:-0}"
+	}
 	hit=$(st bidcache_hit) miss=$(st bidcache_miss)
 	drops=$(st dropped_ring_full)
 	set -- $($S frames /tmp/prof.cap 0)
