@@ -97,7 +97,7 @@
  *       to the last of them valid. exact and reach judge the samples
  *       from the first that passes with no frame found by a frame
  *       pointer on (the tables the recorder loads as it learns each
- *       file's path: warm-up; at most half the leaf's samples); fp
+ *       file's path: warm-up; at most 3/4 of the leaf's samples); fp
  *       judges all. Prints TAP lines
  *   sidcheck hows FILE          "how NAME N" (user frames, by how they
  *                               were found) and "stop NAME N" (samples,
@@ -2217,8 +2217,8 @@ static int cmd_unwind(int argc, char **argv)
 	       "the expected frames reached", minpct, total, ex[0].name,
 	       total ? match * 100 / total : 0);
 	printf("%sok - %s: warm-up (tables loaded as the recorder learns "
-	       "the files) %lu of %lu samples, at most half\n",
-	       total && warm * 2 <= leaf ? "" : "not ", label, warm, leaf);
+	       "the files) %lu of %lu samples, at most three quarters\n",
+	       total && warm * 4 <= leaf * 3 ? "" : "not ", label, warm, leaf);
 	return 0;
 }
 

@@ -23,7 +23,10 @@
 #  - frames_table counted, and the accounting identity.
 # The samples before the first one that passes are the warm-up (the
 # tables come one file at a time, as the walk reaches each file): not
-# judged, and at most half of the samples.
+# judged, and at most three quarters of the samples (the recording is
+# made longer until it is at most half, up to 32 s; on the debug kernel
+# with the host busy with a parallel build, the warm-up took 16 s of
+# 32).
 . /stackid/lib.sh
 load
 t0=$(date +%s)
