@@ -8,7 +8,7 @@
 # kernel frames cost); at 999 and 9999 Hz. Slowdowns are medians of the
 # runs, each against the median of the bare runs; costs are per sample
 # that interrupted a task (an idle CPU's samples cost the work nothing,
-# and their number depends on whether the reader keeps that CPU awake),
+# and under TCG their number varies widely from sampler to sampler),
 # and stackid/perf and stackid/BPF run by run with 90 % intervals.
 # Figures, printed as "# bench ..." lines; only "bench ran" is asserted.
 # Workloads (bench_work, manylibs): the 11-function chain across an
@@ -97,7 +97,7 @@ bpfwait() {
 # just before and after the work; BUSY: those of them that interrupted
 # a task, not an idle CPU); leaves the profiler's output in /tmp/prof.*
 run() {
-	local prof=$1 hz=$2 cmd p t n=0 t0 t1 f0 g c0 c1 c2
+	local prof=$1 hz=$2 w=$3 cmd p t n=0 b=0 t0 t1 f0 f1 g c0 c1 c2 fails
 	cmd=$(workload "$3")
 	case $prof in
 	none)
@@ -133,19 +133,16 @@ run() {
 		bpfwait ready || { kill $p; wait $p; return; }
 		kill -USR1 $p
 		bpfwait 'samples.*' 1 >/dev/null
-		wa=$(ns)
 		t=$($cmd 2>/tmp/work.err | sed -n 's/^elapsed_ns //p')
-		wb=$(ns)
 		kill -USR1 $p
 		bpfwait 'samples.*' 2 >/dev/null
 		kill -INT $p
 		wait $p
 		set -- $(awk '/^samples/ { s[++k] = $2; f[k] = $4; b[k] = $6 }
-			END { print s[2] - s[1], f[2] - f[1], b[2] - b[1] }' /tmp/prof.bpf) "$3"
-		n=$1 b=$3
-		echo "# bench run: $prof $hz Hz $4: work $t ns, $n samples in it, $b busy ($2 without a stack id)" >&2
-		set -- "$prof" "$hz" "$4"
-		echo "$prof $hz $3 $t ${n:-0} ${b:-0}" >>/tmp/bench.runs
+			END { print s[2] - s[1], f[2] - f[1], b[2] - b[1] }' /tmp/prof.bpf)
+		n=$1 fails=$2 b=$3
+		echo "# bench run: $prof $hz Hz $w: work $t ns, $n samples in it, $b busy ($fails without a stack id)" >&2
+		echo "$prof $hz $w $t ${n:-0} ${b:-0}" >>/tmp/bench.runs
 		echo "$t"
 		return ;;
 	floor|stages)
@@ -229,8 +226,8 @@ persample() {
 # paired HZ WORKLOAD BARE A B [FLOOR]: A's cost per sample against B's,
 # run by run (the j-th runs of each were made in one repetition, side by
 # side), per sample that interrupted a task (BUSY), above FLOOR's if
-# given ("-": no floor), else the total overheads (time - BARE) A / B; prints "MEAN +-HALF" with HALF the 90 % confidence interval's
-# half width (Student's t over the runs), and "(within noise)" when the
+# given ("-": no floor), else the total overheads (time - BARE) A / B;
+# prints "MEAN +-HALF" with HALF the 90 % confidence interval's half width (Student's t over the runs), and "(within noise)" when the
 # interval holds 1
 paired() {
 	awk -v h="$1" -v w="$2" -v b="$3" -v A="$4" -v B="$5" -v F="${6:-}" '
