@@ -85,6 +85,13 @@ struct stackid_bid_entry *stackid_bidcache_insert(struct stackid_bidcache *c,
 						  const struct stackid_bid_key *k,
 						  u32 pin);
 
+/* Mark @e, found earlier, used now. */
+static inline void stackid_bidcache_touch(struct stackid_bidcache *c,
+					  struct stackid_bid_entry *e)
+{
+	e->used = ++c->clock;
+}
+
 /* The LRU clock now; entries used from now on count as used at or after. */
 static inline u32 stackid_bidcache_tick(struct stackid_bidcache *c)
 {

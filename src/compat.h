@@ -162,6 +162,35 @@ static inline void stackid_kunmap_local(void *addr)
 #endif
 }
 
+/*
+ * The mm's write sequence, read with its mmap_lock held for reading: it
+ * changes with every write lock (so with any change to the mm's VMAs),
+ * and an unchanged value means no VMA changed since it was last read.
+ * False where the kernel keeps none as a seqcount (Debian's 6.1 and
+ * 5.10; any kernel without CONFIG_PER_VMA_LOCK): nothing is remembered
+ * across samples there (unwind.c). A plain read, as the kernel's own
+ * vma_start_read() makes: no writer can run while the lock is held.
+ */
+static inline bool stackid_mm_seq(struct mm_struct *mm, u32 *seq)
+{
+#ifdef STACKID_HAS_MM_LOCK_SEQ
+	*seq = READ_ONCE(mm->mm_lock_seq.sequence);
+	return true;
+#else
+	return false;
+#endif
+}
+
+/*
+ * What tells one mm from every other for the life of the system: x86's
+ * ctx_id, given once from a 64-bit counter (never reused, unlike the
+ * mm's address).
+ */
+static inline u64 stackid_mm_id(struct mm_struct *mm)
+{
+	return mm->context.ctx_id;
+}
+
 /* The VMA that contains @addr, or NULL; the caller holds the mm lock. */
 static inline struct vm_area_struct *stackid_vma_lookup(struct mm_struct *mm,
 							unsigned long addr)

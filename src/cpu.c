@@ -29,6 +29,7 @@ void stackid_cpu_session(struct stackid_cpu *c)
 	if (likely(c->session == s))
 		return;
 	stackid_bidcache_clear(&c->cache);
+	memset(c->maps, 0, sizeof(c->maps));
 	memset(c->cgroups_seen, 0, sizeof(c->cgroups_seen));
 	c->ring.epoch_due = true;
 	c->session = s;

@@ -165,6 +165,25 @@ struct stackid_kring {
 	bool woken;		/* reader woken since it last read here */
 };
 
+/*
+ * A mapping an earlier walk on this CPU found (unwind.c), valid while
+ * its mm is the one sampled and has not been write-locked since:
+ * direct-mapped by the address's page, 2^STACKID_MAPS_BITS entries.
+ */
+#define STACKID_MAPS_BITS	10
+struct stackid_map_entry {
+	u64 mm_id;			/* stackid_mm_id(); 0: empty */
+	unsigned long start, end;	/* the VMA's range */
+	struct vm_area_struct *vma;
+	struct file *file;		/* vma->vm_file, if one we read */
+	struct stackid_bid_entry *bid;	/* the file's; NULL: no such file */
+	const struct stackid_utable *table;	/* NULL: none */
+	unsigned long stamp;		/* jiffies when found */
+	u32 seq;			/* stackid_mm_seq() then */
+	u32 gen;			/* stackid_uw_gen then */
+	u8 len;				/* bid->len then */
+};
+
 /* A frame's registers as the walk knows them (uwtab.h). */
 struct stackid_uw_regs {
 	u64 ip, sp, bp;
@@ -232,6 +251,10 @@ struct stackid_cpu {
 	u8 hows[STACKID_MAX_DEPTH];
 	/* the VMA of each frame, while the walk's mm lock is held */
 	struct vm_area_struct *vmas[STACKID_MAX_DEPTH];
+	/* and its file's entry in the build-id cache, if the walk found one */
+	struct stackid_bid_entry *bids[STACKID_MAX_DEPTH];
+	/* mappings the walks of earlier samples found (unwind.c) */
+	struct stackid_map_entry maps[1 << STACKID_MAPS_BITS];
 	struct stackid_ksample ks;		/* the sample being built */
 	u8 rec[STACKID_SAMPLE_MAX];		/* its encoding */
 	struct stackid_emit_scratch {		/* emit.c, off the NMI stack */
@@ -329,6 +352,7 @@ void stackid_resolve(struct stackid_cpu *c, struct mm_struct *mm,
 void stackid_resolve_frames(struct stackid_cpu *c, struct mm_struct *mm,
 			    struct stackid_ksample *ks,
 			    struct vm_area_struct *const *vmas,
+			    struct stackid_bid_entry *const *bids,
 			    int (*file_fn)(struct stackid_cpu *c,
 					   struct stackid_ksample *ks,
 					   struct file *file, int *reason,
@@ -371,6 +395,8 @@ struct stackid_utable {
 
 extern struct hlist_head stackid_uw_hash[1 << STACKID_UW_HASH_BITS];
 extern atomic_t stackid_uw_loaded;
+/* bumped after every table added and every clear: see stackid_map_find() */
+extern atomic_t stackid_uw_gen;
 
 static inline u32 stackid_uw_hashfn(const u8 *id, u8 len)
 {
@@ -387,7 +413,8 @@ unsigned int stackid_unwind(struct stackid_cpu *c, struct mm_struct *mm,
 			    const struct stackid_uw_regs *regs, bool compat,
 			    const struct stackid_ksample *hint,
 			    unsigned long *ips, u8 *hows,
-			    struct vm_area_struct **vmas, unsigned int max,
+			    struct vm_area_struct **vmas,
+			    struct stackid_bid_entry **bids, unsigned int max,
 			    u8 *stop, bool *missed);
 
 /* kframes.c */

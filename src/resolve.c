@@ -84,6 +84,41 @@ int stackid_file_key(struct file *file, struct stackid_bid_key *k)
 	return 0;
 }
 
+/*
+ * The index in ks->files of the file keyed @key, added (key only) if
+ * new; see stackid_sample_add_file().
+ */
+static int stackid_sample_add_key(struct stackid_ksample *ks,
+				  const struct stackid_bid_key *key,
+				  bool *added, int *reason)
+{
+	unsigned int s, n, i;
+
+	/* a free slot always; index + 1 fits a u8 */
+	BUILD_BUG_ON(STACKID_FILE_HASH <= STACKID_SAMPLE_FILES);
+	BUILD_BUG_ON(!is_power_of_2(STACKID_FILE_HASH));
+	BUILD_BUG_ON(STACKID_SAMPLE_FILES + 1 > U8_MAX);
+	*added = false;
+	s = hash_64(key->inode, ilog2(STACKID_FILE_HASH));
+	for (n = 0; n < STACKID_FILE_HASH; n++) {
+		i = ks->file_hash[s];
+		if (!i)
+			break;
+		if (ks->files[i - 1].key.inode == key->inode &&
+		    !memcmp(&ks->files[i - 1].key, key, sizeof(*key)))
+			return i - 1;
+		s = (s + 1) & (STACKID_FILE_HASH - 1);
+	}
+	if (n == STACKID_FILE_HASH || ks->nr_files == STACKID_SAMPLE_FILES) {
+		*reason = STACKID_IP_BUDGET;
+		return -1;
+	}
+	ks->file_hash[s] = ks->nr_files + 1;
+	ks->files[ks->nr_files].key = *key;
+	*added = true;
+	return ks->nr_files++;
+}
+
 /**
  * stackid_sample_add_file - find or add a file of @ks
  * @ks: the sample
@@ -102,32 +137,41 @@ int stackid_sample_add_file(struct stackid_ksample *ks, struct file *file,
 			    bool *added, int *reason)
 {
 	struct stackid_bid_key key;
-	unsigned int s, n, i;
 
-	/* a free slot always; index + 1 fits a u8 */
-	BUILD_BUG_ON(STACKID_FILE_HASH <= STACKID_SAMPLE_FILES);
-	BUILD_BUG_ON(!is_power_of_2(STACKID_FILE_HASH));
-	BUILD_BUG_ON(STACKID_SAMPLE_FILES + 1 > U8_MAX);
 	stackid_file_key(file, &key);
-	*added = false;
-	s = hash_64(key.inode, ilog2(STACKID_FILE_HASH));
-	for (n = 0; n < STACKID_FILE_HASH; n++) {
-		i = ks->file_hash[s];
-		if (!i)
-			break;
-		if (ks->files[i - 1].key.inode == key.inode &&
-		    !memcmp(&ks->files[i - 1].key, &key, sizeof(key)))
-			return i - 1;
-		s = (s + 1) & (STACKID_FILE_HASH - 1);
+	return stackid_sample_add_key(ks, &key, added, reason);
+}
+
+/*
+ * The index in ks->files of the file whose entry in this CPU's build-id
+ * cache is @e (the walk found it, under the same hold of the mm lock),
+ * added if new; -1 with *reason set when the sample already names as
+ * many files as it may.
+ */
+static int stackid_sample_entry(struct stackid_cpu *c,
+				struct stackid_ksample *ks,
+				struct stackid_bid_entry *e, int *reason)
+{
+	struct stackid_kfile *kf;
+	bool added;
+	int i;
+
+	i = stackid_sample_add_key(ks, &e->key, &added, reason);
+	if (!added)
+		return i;
+	kf = &ks->files[i];
+	kf->file = NULL;
+	kf->entry = e;
+	stackid_stat_inc(c, STACKID_STAT_BIDCACHE_HIT);
+	if (e->len) {
+		kf->state = KF_KNOWN;
+		kf->len = e->len;
+		memcpy(kf->id, e->id, e->len);
+	} else {
+		kf->state = KF_FAILED;
+		kf->reason = e->reason;
 	}
-	if (n == STACKID_FILE_HASH || ks->nr_files == STACKID_SAMPLE_FILES) {
-		*reason = STACKID_IP_BUDGET;
-		return -1;
-	}
-	ks->file_hash[s] = ks->nr_files + 1;
-	ks->files[ks->nr_files].key = key;
-	*added = true;
-	return ks->nr_files++;
+	return i;
 }
 
 /*
@@ -247,6 +291,8 @@ struct stackid_resolve_place {
  * @vmas: or NULL: each frame's VMA as the walk found it, under the same
  *	hold of the mm lock as this call (stackid_unwind()); a hint, checked
  *	against the frame's address
+ * @bids: or NULL (@c NULL: always): the build-id cache entry of each
+ *	frame's file as the walk found it, used with that frame's VMA hint
  * @file_fn: how a frame's file gets into @ks (handler: cache only)
  * @ctx: passed to @file_fn
  *
@@ -259,6 +305,7 @@ struct stackid_resolve_place {
 void stackid_resolve_frames(struct stackid_cpu *c, struct mm_struct *mm,
 			    struct stackid_ksample *ks,
 			    struct vm_area_struct *const *vmas,
+			    struct stackid_bid_entry *const *bids,
 			    int (*file_fn)(struct stackid_cpu *c,
 					   struct stackid_ksample *ks,
 					   struct file *file, int *reason,
@@ -289,6 +336,7 @@ void stackid_resolve_frames(struct stackid_cpu *c, struct mm_struct *mm,
 		unsigned long addr = f->addr;
 		struct vm_area_struct *vma;
 		struct file *file;
+		bool hinted;
 
 		if (f->status != KS_PENDING)
 			continue;
@@ -302,7 +350,8 @@ void stackid_resolve_frames(struct stackid_cpu *c, struct mm_struct *mm,
 		}
 		p = NULL;
 		vma = vmas ? vmas[i] : NULL;
-		if (!vma || addr < vma->vm_start || addr >= vma->vm_end)
+		hinted = vma && addr >= vma->vm_start && addr < vma->vm_end;
+		if (!hinted)
 			vma = stackid_vma_lookup(mm, addr);
 		if (vma && stackid_uprobes_vma(vma)) {
 			if (c) {
@@ -331,6 +380,11 @@ void stackid_resolve_frames(struct stackid_cpu *c, struct mm_struct *mm,
 		p = &places[nplaces++ % STACKID_RESOLVE_PLACES];
 		p->vma = vma;
 		p->kf = -1;
+		/* the walk's: no second file key or cache lookup */
+		if (c && hinted && bids && bids[i]) {
+			p->kf = stackid_sample_entry(c, ks, bids[i], &p->reason);
+			goto found;
+		}
 		file = stackid_vma_file(vma, &p->reason);
 		if (file)
 			p->kf = file_fn(c, ks, file, &p->reason, ctx);
@@ -417,8 +471,8 @@ void stackid_resolve(struct stackid_cpu *c, struct mm_struct *mm,
 {
 	unsigned int i;
 
-	stackid_resolve_frames(c, mm, ks, c->vmas, stackid_handler_file,
-			       NULL);
+	stackid_resolve_frames(c, mm, ks, c->vmas, c->bids,
+			       stackid_handler_file, NULL);
 	*defer = false;
 	for (i = 0; i < stackid_nr_user(ks); i++)
 		if (ks->frames[i].status == KS_PENDING)

@@ -421,7 +421,8 @@ void stackid_sample(struct pt_regs *regs)
 	max = min_t(unsigned int, READ_ONCE(stackid_param_max_depth),
 		    STACKID_MAX_DEPTH - nk);
 	n = stackid_unwind(c, locked ? task->mm : NULL, &ur, compat, NULL,
-			   c->ips, c->hows, c->vmas, max, &stop, &missed);
+			   c->ips, c->hows, c->vmas, c->bids, max, &stop,
+			   &missed);
 	if (stages)
 		ts[STACKID_STAGE_RESOLVE] = local_clock();
 	/*

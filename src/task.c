@@ -188,7 +188,8 @@ static void stackid_task_resolve(struct stackid_ksample *ks,
 			ks->frames[i].file = 0;
 	if (mmap_read_lock_killable(mm))
 		return;
-	stackid_resolve_frames(NULL, mm, ks, NULL, stackid_task_file, NULL);
+	stackid_resolve_frames(NULL, mm, ks, NULL, NULL, stackid_task_file,
+			       NULL);
 	mmap_read_unlock(mm);
 
 	for (i = 0; i < ks->nr_files; i++) {
@@ -276,7 +277,8 @@ static void stackid_task_rewalk(struct stackid_deferred *d,
 			return;
 		/* the handler's files are the first walk's hint */
 		n = stackid_unwind(NULL, mm, &d->uregs, d->compat, ks,
-				   d->ips, d->hows, NULL, max, &stop, &missed);
+				   d->ips, d->hows, NULL, NULL, max, &stop,
+				   &missed);
 		mmap_read_unlock(mm);
 		stackid_fill_user(ks, d->ips, d->hows, n);
 		ks->hdr.stop = stop;

@@ -19,7 +19,10 @@
  * table found in the handler: the walk goes on by frame pointer and says
  * so (*missed), and the sample's own task walks it again once its files
  * are read (task.c). The walk is bounded by max_depth, every read is
- * copy_from_user_nmi() (never faults), and nothing is allocated.
+ * copy_from_user_nmi() (never faults), and nothing is allocated. In the
+ * handler every frame is looked up, tables or not, and what was found is
+ * handed to the resolution (resolve.c) and remembered for the CPU's
+ * later samples where the kernel allows (stackid_map_valid()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -72,21 +75,29 @@ static int stackid_uw_read(void *ctx, u64 addr, unsigned int size, u64 *val)
 struct stackid_uw_where {
 	struct vm_area_struct *vma;
 	const struct stackid_utable *table;	/* NULL: none for this VMA */
+	struct stackid_bid_entry *bid;	/* handler: its file's, if cached */
 };
 
 struct stackid_uw_places {
 	struct stackid_uw_where w[STACKID_UW_PLACES];
 	unsigned int next;			/* the one to replace */
+	/* the handler: what makes this CPU's remembered mappings count */
+	bool maps;				/* the mm has a write sequence */
+	bool tables;				/* tables are loaded */
+	u64 mm_id;
+	u32 seq, gen;
 };
 
 /*
  * The build-id of @file, from the build-id cache of @c (the handler's
  * CPU), or of the CPU we run on when @c is NULL (task context). False on
- * a miss, or for a file known to have none.
+ * a miss, or for a file known to have none. *@entp: the handler's cache
+ * entry for @file, hit or not, or NULL.
  */
 static bool stackid_uw_build_id(struct stackid_cpu *c, struct file *file,
 				const struct stackid_ksample *hint,
-				u8 *id, u8 *len, bool *miss)
+				u8 *id, u8 *len, bool *miss,
+				struct stackid_bid_entry **entp)
 {
 	struct stackid_bid_entry *e;
 	struct stackid_bid_key key;
@@ -94,6 +105,7 @@ static bool stackid_uw_build_id(struct stackid_cpu *c, struct file *file,
 	bool found = false;
 	unsigned int i;
 
+	*entp = NULL;
 	stackid_file_key(file, &key);
 	/* task context: the files the last walk of this sample resolved */
 	for (i = 0; hint && i < hint->nr_files; i++) {
@@ -124,6 +136,7 @@ static bool stackid_uw_build_id(struct stackid_cpu *c, struct file *file,
 		stackid_cpu_put(c, flags);
 	} else {
 		e = stackid_bidcache_find(&c->cache, &key);
+		*entp = e;
 		if (e && e->len) {
 			*len = e->len;
 			memcpy(id, e->id, e->len);
@@ -135,9 +148,62 @@ static bool stackid_uw_build_id(struct stackid_cpu *c, struct file *file,
 	return found;
 }
 
+/* --- mappings remembered across samples (the handler's, per CPU) ------- */
+
+/*
+ * A walk of a stack through a hundred libraries meets a hundred
+ * mappings, none twice: each costs a VMA lookup, a file key, a build-id
+ * cache lookup and a table lookup (about 1 us under TCG). The same
+ * stacks come back sample after sample, so each CPU remembers what its
+ * walks found, by the address's page: the VMA, its file's build-id cache
+ * entry and its table.
+ *
+ * Such an entry counts only for the mm it was found in (stackid_mm_id(),
+ * never reused), while that mm's write sequence is unchanged: the
+ * handler holds the mm's read lock, and every change to a VMA (its
+ * range, offset or file, or its removal) takes the write lock, which
+ * moves the sequence. So the VMA is still there and still the same.
+ * For at most a second: the 32-bit sequence comes back to a value after
+ * 2^31 write locks, which take longer than that. Its table counts while
+ * no table was added or dropped since (stackid_uw_gen, read under the
+ * walk's rcu_read_lock(): a table dropped after that is freed only after
+ * the walk). Its file's build-id entry counts while it still holds the
+ * file's key as it is now (a file rewritten in place changes its key,
+ * bidcache.h, and the entry may have been reused since) and the same
+ * outcome (a file whose build-id could not be read may be read later).
+ */
+static struct stackid_map_entry *stackid_map_slot(struct stackid_cpu *c,
+						  u64 mm_id, u64 pc)
+{
+	return &c->maps[hash_64((pc >> PAGE_SHIFT) ^ mm_id,
+				STACKID_MAPS_BITS)];
+}
+
+/* Whether remembered entry @m of @p's mm, for @pc, still says the truth. */
+static bool stackid_map_valid(struct stackid_cpu *c,
+			      const struct stackid_uw_places *p,
+			      const struct stackid_map_entry *m, u64 pc)
+{
+	struct stackid_bid_key key;
+
+	if (m->mm_id != p->mm_id || m->seq != p->seq || m->gen != p->gen ||
+	    pc < m->start || pc >= m->end ||
+	    time_after(jiffies, m->stamp + HZ))
+		return false;
+	if (!m->bid)
+		return true;		/* no file we read: nothing to check */
+	stackid_file_key(m->file, &key);
+	if (m->bid->key.inode != key.inode || m->bid->len != m->len ||
+	    memcmp(&m->bid->key, &key, sizeof(key)))
+		return false;
+	stackid_bidcache_touch(&c->cache, m->bid);
+	return true;
+}
+
 /*
  * The row for @pc (a return address already made pc - 1), or NULL: no
- * table for its file, or no VMA. *@vmap: @pc's VMA, or NULL. Under
+ * table for its file, or no VMA. *@vmap: @pc's VMA, or NULL; *@bidp:
+ * the handler's build-id cache entry of its file, or NULL. Under
  * rcu_read_lock() and the mm lock, which the caller holds for the whole
  * walk: the VMAs in @p stay valid.
  */
@@ -145,19 +211,32 @@ static const struct stackid_unwind_row *
 stackid_uw_lookup(struct stackid_cpu *c, struct mm_struct *mm, u64 pc,
 		  const struct stackid_ksample *hint,
 		  struct stackid_uw_places *p, struct vm_area_struct **vmap,
-		  bool *missed)
+		  struct stackid_bid_entry **bidp, bool *missed)
 {
+	struct stackid_map_entry *m = NULL;
 	struct stackid_uw_where *w;
 	struct vm_area_struct *vma;
 	struct file *file;
 	u8 id[STACKID_BUILD_ID_SIZE], len;
+	bool miss = false;
 	unsigned int i;
 	int reason;
 
+	*bidp = NULL;
 	for (i = 0; i < STACKID_UW_PLACES; i++) {
 		w = &p->w[i];
 		if (w->vma && pc >= w->vma->vm_start && pc < w->vma->vm_end)
 			goto found;
+	}
+	if (p->maps) {
+		m = stackid_map_slot(c, p->mm_id, pc);
+		if (stackid_map_valid(c, p, m, pc)) {
+			w = &p->w[p->next++ % STACKID_UW_PLACES];
+			w->vma = m->vma;
+			w->table = m->table;
+			w->bid = m->bid;
+			goto found;
+		}
 	}
 	vma = stackid_vma_lookup(mm, pc);
 	*vmap = vma;
@@ -166,11 +245,29 @@ stackid_uw_lookup(struct stackid_cpu *c, struct mm_struct *mm, u64 pc,
 	w = &p->w[p->next++ % STACKID_UW_PLACES];
 	w->vma = vma;
 	w->table = NULL;
+	w->bid = NULL;
 	file = stackid_vma_file(vma, &reason);
-	if (file && stackid_uw_build_id(c, file, hint, id, &len, missed))
+	if (file && stackid_uw_build_id(c, file, hint, id, &len, &miss,
+					&w->bid) && p->tables)
 		w->table = stackid_uw_table(id, len);
+	*missed |= miss;
+	/* remembered once all is known of it: its file was cached, or none */
+	if (m && !miss && (w->bid || !file)) {
+		m->mm_id = p->mm_id;
+		m->seq = p->seq;
+		m->gen = p->gen;
+		m->start = vma->vm_start;
+		m->end = vma->vm_end;
+		m->vma = vma;
+		m->file = file;
+		m->bid = w->bid;
+		m->len = w->bid ? w->bid->len : 0;
+		m->table = w->table;
+		m->stamp = jiffies;
+	}
 found:
 	*vmap = w->vma;
+	*bidp = w->bid;
 	if (!w->table)
 		return NULL;
 	return stackid_uw_find(w->table->rows, w->table->nr,
@@ -235,11 +332,14 @@ static int stackid_fp_step32(struct stackid_uw_regs *r)
  * @vmas: or NULL: the VMA each frame's lookup found (NULL: none, or @mm
  *	was NULL), valid while the caller holds the mm lock; for a return
  *	address, the VMA of the call before it (address - 1)
+ * @bids: with @vmas, in the handler: the entry of @c's build-id cache
+ *	each frame's file had when the walk looked (NULL: none), for the
+ *	resolution that follows under the same hold of the mm lock
  * @max: at most this many frames
  * @stop: why the walk ended (enum stackid_stop)
  * @missed: set if a frame's file was not in the build-id cache, so its
  *	table (if any) could not be found: walking again once it is
- *	cached may find more
+ *	cached may find more (if tables are loaded at all)
  *
  * Returns the number of frames, at least 1 (the registers' ip).
  */
@@ -247,13 +347,15 @@ unsigned int stackid_unwind(struct stackid_cpu *c, struct mm_struct *mm,
 			    const struct stackid_uw_regs *regs, bool compat,
 			    const struct stackid_ksample *hint,
 			    unsigned long *ips, u8 *hows,
-			    struct vm_area_struct **vmas, unsigned int max,
+			    struct vm_area_struct **vmas,
+			    struct stackid_bid_entry **bids, unsigned int max,
 			    u8 *stop, bool *missed)
 {
 	struct stackid_uw_places places = { 0 };
 	struct stackid_uw_regs r = *regs;
 	bool exact = true;	/* r.ip is not a return address */
 	unsigned int n = 0;
+	bool handler;
 	int why;
 
 	*missed = false;
@@ -264,20 +366,36 @@ unsigned int stackid_unwind(struct stackid_cpu *c, struct mm_struct *mm,
 	}
 	ips[n] = r.ip;
 	hows[n++] = STACKID_HOW_REGS;
-	if (!mm || !atomic_read(&stackid_uw_loaded))
-		mm = NULL;
+	handler = c && vmas && bids;
 	rcu_read_lock();
+	/* read before any table is looked up: see stackid_map_valid() */
+	places.gen = atomic_read_acquire(&stackid_uw_gen);
+	places.tables = atomic_read(&stackid_uw_loaded);
+	/*
+	 * The handler looks every frame up, for its tables and for the
+	 * resolution after it; task context only for tables
+	 */
+	if (!mm || !(places.tables || handler))
+		mm = NULL;
+	if (mm && handler && stackid_mm_seq(mm, &places.seq)) {
+		places.maps = true;
+		places.mm_id = stackid_mm_id(mm);
+	}
 	for (;;) {
 		const struct stackid_unwind_row *row = NULL;
 		struct vm_area_struct *vma = NULL;
+		struct stackid_bid_entry *bid = NULL;
 		u8 how = STACKID_HOW_FP;
 
 		if (mm) {
 			row = stackid_uw_lookup(c, mm, exact ? r.ip : r.ip - 1,
-						hint, &places, &vma, missed);
+						hint, &places, &vma, &bid,
+						missed);
 		}
 		if (vmas)
 			vmas[n - 1] = vma;
+		if (bids)
+			bids[n - 1] = bid;
 		if (row && (row->rule & STACKID_UW_CFA_MASK) !=
 			   STACKID_UW_CFA_NONE) {
 			why = stackid_uw_step(row, &r, stackid_uw_read, NULL,

@@ -25,6 +25,12 @@ static u64 stackid_uw_rows;
 static size_t stackid_uw_bytes;
 /* nonzero while any table is loaded: the handler's quick check */
 atomic_t stackid_uw_loaded = ATOMIC_INIT(0);
+/*
+ * Bumped after a table is hashed and after tables are unhashed (before
+ * they are freed): a walk's remembered table (unwind.c) counts only if
+ * this has not moved since it was found.
+ */
+atomic_t stackid_uw_gen = ATOMIC_INIT(0);
 
 /**
  * stackid_unwind_add - STACKID_IOC_ADD_UNWIND
@@ -86,6 +92,8 @@ long stackid_unwind_add(const void __user *arg)
 	stackid_uw_rows += t->nr;
 	stackid_uw_bytes += bytes;
 	atomic_set(&stackid_uw_loaded, 1);
+	smp_mb__before_atomic();	/* the add, then the bump */
+	atomic_inc(&stackid_uw_gen);
 	mutex_unlock(&stackid_uw_lock);
 	return 0;
 unlock:
@@ -132,6 +140,8 @@ void stackid_unwind_clear(void)
 	stackid_uw_tables = 0;
 	stackid_uw_rows = 0;
 	stackid_uw_bytes = 0;
+	smp_mb__before_atomic();	/* the unhash, then the bump */
+	atomic_inc(&stackid_uw_gen);
 	mutex_unlock(&stackid_uw_lock);
 	if (!gone)
 		return;
