@@ -46,10 +46,16 @@ check "far note: samples deferred ($deferred) and all finished ($done)" \
 # starts it): the later samples join the waiting one (8 to a slot) and
 # take no slot of their own, and every frame comes back named. Before
 # ABI 2.4 each took a slot, the CPU's 8 ran out, and the rest stayed raw.
+# Reads of 16 MiB: a read sampled more than 72 times before its task is
+# back in user space (8 slots, each a sample and its 8 joins) still runs
+# out of slots, and a 64 MiB read took up to 88 samples under TCG (the
+# first, before the task's work has put its file in the CPU's cache); a
+# 16 MiB one about a quarter of that: 3 of the 8 slots, 5 at half the
+# speed.
 cp /stackid/sysloop /tmp/sysloop-join
 rm -f /tmp/go
 mkfifo /tmp/go
-spawn /tmp/sysloop-join zero 64 3 /tmp/go
+spawn /tmp/sysloop-join zero 16 12 /tmp/go
 $S reset >/dev/null	# this recording's counters alone
 (sleep 1; echo go >/tmp/go) &
 go=$!
