@@ -359,6 +359,8 @@ void stackid_resolve_frames(struct stackid_cpu *c, struct mm_struct *mm,
 					   void *ctx),
 			    void *ctx);
 int stackid_file_key(struct file *file, struct stackid_bid_key *k);
+void stackid_kfile_known(struct stackid_kfile *kf,
+			 const struct stackid_bid_entry *e);
 int stackid_sample_add_file(struct stackid_ksample *ks, struct file *file,
 			    bool *added, int *reason);
 struct file *stackid_vma_file(struct vm_area_struct *vma, int *reason);

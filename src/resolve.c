@@ -84,6 +84,20 @@ int stackid_file_key(struct file *file, struct stackid_bid_key *k)
 	return 0;
 }
 
+/* What cache entry @e says of @kf's file: its build-id, or why none. */
+void stackid_kfile_known(struct stackid_kfile *kf,
+			 const struct stackid_bid_entry *e)
+{
+	if (e->len) {
+		kf->state = KF_KNOWN;
+		kf->len = e->len;
+		memcpy(kf->id, e->id, e->len);
+	} else {
+		kf->state = KF_FAILED;
+		kf->reason = e->reason;
+	}
+}
+
 /*
  * The index in ks->files of the file keyed @key, added (key only) if
  * new; see stackid_sample_add_file().
@@ -163,14 +177,7 @@ static int stackid_sample_entry(struct stackid_cpu *c,
 	kf->file = NULL;
 	kf->entry = e;
 	stackid_stat_inc(c, STACKID_STAT_BIDCACHE_HIT);
-	if (e->len) {
-		kf->state = KF_KNOWN;
-		kf->len = e->len;
-		memcpy(kf->id, e->id, e->len);
-	} else {
-		kf->state = KF_FAILED;
-		kf->reason = e->reason;
-	}
+	stackid_kfile_known(kf, e);
 	return i;
 }
 
@@ -198,15 +205,9 @@ static int stackid_sample_file(struct stackid_cpu *c,
 	if (!e) {
 		stackid_stat_inc(c, STACKID_STAT_BIDCACHE_MISS);
 		kf->state = KF_MISS;
-	} else if (e->len) {
-		stackid_stat_inc(c, STACKID_STAT_BIDCACHE_HIT);
-		kf->state = KF_KNOWN;
-		kf->len = e->len;
-		memcpy(kf->id, e->id, e->len);
 	} else {
 		stackid_stat_inc(c, STACKID_STAT_BIDCACHE_HIT);
-		kf->state = KF_FAILED;
-		kf->reason = e->reason;
+		stackid_kfile_known(kf, e);
 	}
 	return i;
 }

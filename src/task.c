@@ -101,14 +101,7 @@ static bool stackid_task_cached(struct stackid_kfile *kf)
 	if (e) {
 		hit = true;
 		stackid_stat_inc(c, STACKID_STAT_BIDCACHE_HIT);
-		if (e->len) {
-			kf->state = KF_KNOWN;
-			kf->len = e->len;
-			memcpy(kf->id, e->id, e->len);
-		} else {
-			kf->state = KF_FAILED;
-			kf->reason = e->reason;
-		}
+		stackid_kfile_known(kf, e);
 	}
 	stackid_cpu_put(c, flags);
 	return hit;
