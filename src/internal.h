@@ -397,7 +397,7 @@ struct stackid_utable {
 
 extern struct hlist_head stackid_uw_hash[1 << STACKID_UW_HASH_BITS];
 extern atomic_t stackid_uw_loaded;
-/* bumped after every table added and every clear: see stackid_map_find() */
+/* bumped after every table added and every clear (unwind.c) */
 extern atomic_t stackid_uw_gen;
 
 static inline u32 stackid_uw_hashfn(const u8 *id, u8 len)

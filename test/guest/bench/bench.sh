@@ -227,7 +227,8 @@ persample() {
 # run by run (the j-th runs of each were made in one repetition, side by
 # side), per sample that interrupted a task (BUSY), above FLOOR's if
 # given ("-": no floor), else the total overheads (time - BARE) A / B;
-# prints "MEAN +-HALF" with HALF the 90 % confidence interval's half width (Student's t over the runs), and "(within noise)" when the
+# prints "MEAN +-HALF" with HALF the 90 % confidence interval's half
+# width (Student's t over the runs), and "(within noise)" when the
 # interval holds 1
 paired() {
 	awk -v h="$1" -v w="$2" -v b="$3" -v A="$4" -v B="$5" -v F="${6:-}" '
