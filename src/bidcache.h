@@ -11,7 +11,7 @@
  * stays cached whatever the other files' addresses are: only WAYS - 1
  * others used since its last use can push it out.
  *
- * 2048 entries of 96 bytes, 192 KiB per CPU, in 128 sets of 16 ways: a
+ * 2048 entries of 112 bytes, 224 KiB per CPU, in 128 sets of 16 ways: a
  * few hundred files spread over the sets leave each far below its 16
  * ways. (256 sets of 8 were too few ways: on a debug kernel's inode
  * addresses, 300 hot files put more than 8 in some set.)
@@ -27,6 +27,8 @@
 
 #define STACKID_BIDCACHE_WAYS	16
 #define STACKID_BIDCACHE_SETS	128	/* a power of two */
+
+struct stackid_utable;
 
 /*
  * What identifies a file's contents, read from its inode without locks:
@@ -57,7 +59,10 @@ struct stackid_bid_entry {
 	u16 index;		/* in the ring's build-id table, if epoch matches */
 	u8 len;			/* build-id length 1..20, or 0: none (see reason) */
 	u8 reason;		/* len 0: enum stackid_ip_reason */
+	u8 tknown;		/* @table and @tgen are set (unwind.c) */
 	u8 id[STACKID_BUILD_ID_SIZE];
+	u32 tgen;		/* stackid_uw_gen when @table was looked up */
+	const struct stackid_utable *table;	/* @id's unwind table, or NULL */
 };
 
 struct stackid_bidcache {

@@ -148,6 +148,31 @@ static bool stackid_uw_build_id(struct stackid_cpu *c, struct file *file,
 	return found;
 }
 
+/*
+ * The table of build-id @id (@len), remembered in its file's build-id
+ * cache entry @e (the handler's; NULL in task context) until a table is
+ * added or dropped: that moves the generation @gen, which the walk read
+ * under its rcu_read_lock() before any lookup (as stackid_map_valid()
+ * explains, a table dropped after that read is freed only after the
+ * walk). Spares each frame the table lookup where mappings cannot be
+ * remembered (no write sequence: 6.1, 5.10) or were not yet.
+ */
+static const struct stackid_utable *
+stackid_uw_table_of(struct stackid_bid_entry *e, u32 gen, const u8 *id, u8 len)
+{
+	const struct stackid_utable *t;
+
+	if (e && e->tknown && e->tgen == gen)
+		return e->table;
+	t = stackid_uw_table(id, len);
+	if (e) {
+		e->table = t;
+		e->tgen = gen;
+		e->tknown = 1;
+	}
+	return t;
+}
+
 /* --- mappings remembered across samples (the handler's, per CPU) ------- */
 
 /*
@@ -249,7 +274,7 @@ stackid_uw_lookup(struct stackid_cpu *c, struct mm_struct *mm, u64 pc,
 	file = stackid_vma_file(vma, &reason);
 	if (file && stackid_uw_build_id(c, file, hint, id, &len, &miss,
 					&w->bid) && p->tables)
-		w->table = stackid_uw_table(id, len);
+		w->table = stackid_uw_table_of(w->bid, p->gen, id, len);
 	*missed |= miss;
 	/* remembered once all is known of it: its file was cached, or none */
 	if (m && !miss && (w->bid || !file)) {
