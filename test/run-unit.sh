@@ -2,16 +2,53 @@
 # SPDX-License-Identifier: GPL-2.0
 # Run host unit test commands (each argument one shell command); pass
 # their TAP lines through, and turn a command that failed without saying
-# so, or printed nothing, into a "not ok" line.
+# so, or printed nothing, into a "not ok" line. UNIT_JOBS commands run at
+# once (default 2: the host's two cores; each test picks free ports and
+# private directories of its own); their output is printed in the order
+# given, each command's at once when it and all before it are done, with
+# how long it took.
+jobs=${UNIT_JOBS:-2}
+d=$(mktemp -d) || exit 1
+trap 'rm -rf "$d"' EXIT
+
+next=1
+# flush: print the finished commands' results, in order, up to the first
+# one still running
+flush() {
+	while [ -f "$d/$next.rc" ]; do
+		out=$(cat "$d/$next.out")
+		rc=$(cat "$d/$next.rc")
+		t=$(cat "$d/$next.cmd")
+		echo "# unit: $(cat "$d/$next.time") s: $t"
+		printf '%s\n' "$out" | grep -E '^(not )?ok |^#'
+		if [ "$rc" -ne 0 ] && ! printf '%s\n' "$out" | grep -q '^not ok '; then
+			printf '%s\n' "$out" | tail -n 5 | sed 's/^/# /'
+			echo "not ok - '$t' exited with $rc"
+		fi
+		printf '%s\n' "$out" | grep -qE '^(not )?ok ' ||
+			echo "not ok - '$t' reported no result"
+		next=$((next + 1))
+	done
+}
+
+i=0
 for t in "$@"; do
-	out=$(sh -c "$t" 2>&1)
-	rc=$?
-	printf '%s\n' "$out" | grep -E '^(not )?ok |^#'
-	if [ $rc -ne 0 ] && ! printf '%s\n' "$out" | grep -q '^not ok '; then
-		printf '%s\n' "$out" | tail -n 5 | sed 's/^/# /'
-		echo "not ok - '$t' exited with $rc"
-	fi
-	printf '%s\n' "$out" | grep -qE '^(not )?ok ' ||
-		echo "not ok - '$t' reported no result"
+	i=$((i + 1))
+	while [ $((i - 1 - $(find "$d" -name '*.rc' | wc -l))) -ge "$jobs" ]; do
+		flush
+		sleep 0.2
+	done
+	printf '%s\n' "$t" >"$d/$i.cmd"
+	(
+		t0=$(date +%s)
+		sh -c "$t" >"$d/$i.out" 2>&1 </dev/null
+		rc=$?
+		echo $(($(date +%s) - t0)) >"$d/$i.time"
+		echo $rc >"$d/$i.rc.tmp"
+		mv "$d/$i.rc.tmp" "$d/$i.rc"
+	) &
+	flush
 done
+wait
+flush
 exit 0
