@@ -73,9 +73,10 @@ $cx nofp_sort.throw 90 reach"
 $py python3 95 reach"
 
 # Enough samples of each check to judge (>= 40 after the warm-up, which
-# is at most half of them), however slow the guest: 8 s, doubled up to
-# 32 s.
-s=8
+# is at most half of them), however slow the guest: 12 s, doubled up to
+# 48 s. (8 s gave nofp_sort's lambda 29 to 35 judged on four lines of
+# seven, and cost each of them a second recording.)
+s=12
 while :; do
 	stackid record -F 199 -d $s -o /tmp/uw.cap 2>/tmp/uw.err
 	rc=$?
@@ -88,7 +89,7 @@ while :; do
 	done <<EOF
 $checks
 EOF
-	[ -z "$again" ] || [ $s -ge 32 ] && break
+	[ -z "$again" ] || [ $s -ge 48 ] && break
 	echo "# in $s s:$again: again"
 	s=$((s * 2))
 done
