@@ -121,7 +121,8 @@ static void stackid_task_cache(struct stackid_kfile *kf)
 		e->len = kf->state == KF_KNOWN ? kf->len : 0;
 		e->reason = kf->state == KF_KNOWN ? 0 : kf->reason;
 		memcpy(e->id, kf->id, e->len);
-		e->tknown = 0;	/* its table is looked up again */
+		/* an entry of the same key is not emptied by the insert */
+		e->tknown = 0;
 	}
 	stackid_cpu_put(c, flags);
 }
