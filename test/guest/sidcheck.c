@@ -251,9 +251,9 @@ static void cache_counts(int fd, unsigned long long *hit,
 /*
  * Read until a 500 ms interval's build-id cache lookups (1000 or more)
  * miss, and build-ids are read, at most 1% of them, or @maxms have
- * passed: the warm-up a recording of
- * many files needs takes as long as the kernel is slow. A cache that
- * thrashes never settles, and the measurement after this shows it.
+ * passed: the warm-up a recording of many files needs takes as long as
+ * the kernel is slow. A cache that thrashes never settles, and the
+ * measurement after this shows it.
  * Returns the records read.
  */
 static long settle_cache(int fd, FILE *out, char *buf, size_t bufsz,
