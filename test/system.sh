@@ -178,8 +178,10 @@ boot_file() {
 		[ -s "$2" ] && basename "$dest"
 }
 
-# One guest at a time on this machine (test/vm.sh's lock).
-exec 8>/run/lock/stackid-qemu.lock
+# One system guest at a time on this machine. Not test/vm.sh's lock:
+# test/check.sh runs this beside the kernel lines' guests, niced (none
+# of the checks here is timed; its boots only take longer).
+exec 8>/run/lock/stackid-qemu-system.lock
 flock 8
 next=reboot
 for boot in 1 2 3 4; do
@@ -192,8 +194,9 @@ for boot in 1 2 3 4; do
 	}
 	echo "# boot $boot: $kernel"
 	# one boot, up to its power-off or reboot (-no-reboot: QEMU exits,
-	# and this loop is the boot loader); the second boot takes 9 to 15
-	# minutes, longer beside the matrix's first builds (make check)
+	# and this loop is the boot loader); the second boot takes 7 to 15
+	# minutes alone, longer beside the kernel lines and the matrix's
+	# first builds (make check)
 	timeout 3000 qemu-system-x86_64 -machine q35 -cpu max -m 2048 -smp 2 \
 		-display none -no-reboot -net none \
 		-kernel "$work/vmlinuz" -initrd "$work/initrd.img" \
