@@ -82,11 +82,25 @@ mkdir -p build
 # Each in a process group of its own, which Ctrl-C (or a TERM) of this
 # script ends: a non-interactive shell's background jobs ignore SIGINT,
 # and the builds would run on for an hour after the suite was stopped.
+# niced N CMD...: CMD in a session of its own, at nice N. A new session
+# is also a new scheduling group where the kernel groups tasks by
+# session (CONFIG_SCHED_AUTOGROUP: Debian's kernels, this host's), and
+# such a group gets an equal share of the CPU beside the suite's,
+# whatever its tasks' nice: the group's own nice (/proc/self/autogroup)
+# is what puts it below the suite. (Without it, the nice-19 builds and
+# a nice-10 system guest each took as much CPU as the suite's guests
+# and tests.)
+niced() {
+	setsid -w bash -c 'echo "$1" >/proc/self/autogroup 2>/dev/null
+		n=$1
+		shift
+		exec nice -n "$n" "$@"' niced "$@"
+}
 bg_pids=
 bg() {	# LOG CMD...: run CMD niced in the background, output to LOG
 	local log=$1
 	shift
-	setsid -w nice -n 19 ionice -c 2 -n 7 "$@" >"$log" 2>&1 &
+	niced 19 ionice -c 2 -n 7 "$@" >"$log" 2>&1 &
 	bg_pids="$bg_pids $!"
 }
 stop_bg() {
@@ -143,7 +157,7 @@ sys_pid=
 case " $klines " in
 *" system "*)
 	date +%s >build/system-start
-	setsid -w nice -n 10 bash -c '
+	niced 10 bash -c '
 		if make -s deb >build/deb.log 2>&1; then
 			exec test/system.sh build/deb
 		fi
