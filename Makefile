@@ -25,7 +25,7 @@ WARN := -Wall -Wextra -Werror
 UCFLAGS := $(CFLAGS) $(WARN) -Iinclude -Isrc -DSTACKID_VERSION='"$(VERSION)"'
 B := build
 
-.PHONY: all module module-test user guest unit unit-bins check bench soak demo clean \
+.PHONY: all module module-test user guest unit check bench soak demo clean \
 	module-clean dkms-src
 
 all: module user
@@ -291,12 +291,7 @@ UNIT_RUNS := "sh test/unit/elfnote-fixtures.sh $(B)/elfnote-fixtures | \
 include src/tool/tool.mk
 -include packaging/deb.mk
 
-# The binaries alone (test/check.sh builds them with -j2 first: the
-# commands then run without make's jobserver, which the DKMS tests' own
-# make calls would otherwise warn about).
-unit-bins: $(UNIT_BINS) guest
-
-unit: unit-bins
+unit: $(UNIT_BINS) guest
 	@test/run-unit.sh $(UNIT_RUNS)
 
 check:

@@ -130,6 +130,14 @@ int rec_begin_file(struct rec *r, uint64_t start, uint64_t wall)
 		if (ret)
 			return ret;
 		replay_file_start(&r->rp);
+		/*
+		 * The header, and the END that closes it, within --max-size
+		 * too: a file begun by the rotation timer is written before
+		 * any record asks for room, and the closed files may fill
+		 * the bound to its last bytes.
+		 */
+		capdir_room(&r->cd, sizeof(hdr) + sizeof(in) +
+			    sizeof(struct capture_end));
 	}
 	r->file_records = 0;
 	r->fbytes = r->fgood = 0;

@@ -367,7 +367,7 @@ static int fake_ppoll(struct pollfd *fds, nfds_t n, const struct timespec *t,
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		return errno = EINTR, -1;
 	}
-	if (fk.watch && fk.polls % 8 == 0) {
+	if (fk.watch) {
 		uint64_t b = dir_bytes(fk.watch);
 
 		if (b > fk.watch_max)
