@@ -8,6 +8,9 @@
 # given, each command's at once when it and all before it are done, with
 # how long it took.
 jobs=${UNIT_JOBS:-2}
+# Not make's jobserver of a `make -j2 unit` (test/check.sh): the tests'
+# own make calls would warn that it is unavailable to them.
+unset MAKEFLAGS MFLAGS MAKELEVEL
 d=$(mktemp -d) || exit 1
 trap 'rm -rf "$d"' EXIT
 
