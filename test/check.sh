@@ -90,8 +90,10 @@ mkdir -p build
 # is what puts it below the suite. (Without it, the nice-19 builds and
 # a nice-10 system guest each took as much CPU as the suite's guests
 # and tests.)
+# Only as an asynchronous command (CMD &): it replaces the shell it runs
+# in, so that $! is the new session's leader, whose group stop_bg ends.
 niced() {
-	setsid -w bash -c 'echo "$1" >/proc/self/autogroup 2>/dev/null
+	exec setsid -w bash -c 'echo "$1" >/proc/self/autogroup 2>/dev/null
 		n=$1
 		shift
 		exec nice -n "$n" "$@"' niced "$@"
@@ -156,6 +158,7 @@ stage "build tools" $t0
 sys_pid=
 case " $klines " in
 *" system "*)
+	echo "# Debian 12 system: make deb, then test/system.sh, in the background from now (build/system.log)"
 	date +%s >build/system-start
 	niced 10 bash -c '
 		if make -s deb >build/deb.log 2>&1; then
@@ -214,7 +217,7 @@ case " $klines " in
 	;;
 esac
 
-# The Debian system (started after the build, below): waited for here.
+# The Debian system (started after the build, above): waited for here.
 if [ -n "$sys_pid" ]; then
 	t0=$(date +%s)
 	wait "$sys_pid"
