@@ -19,7 +19,7 @@
 #    those releases, and the common headers and kbuild of those it
 #    builds (test/matrix.sh --fetch).
 # The debug kernel (test/debug-kernel.sh) and the Debian 12 system image
-# (test/system.sh --image) are made on first use by `make check`, in the
+# (test/system.sh) are made on first use by `make check`, in the
 # background while its first guest suites run.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)

@@ -39,15 +39,7 @@ pkgs="systemd-sysv udev procps initramfs-tools libcurl4 libdebuginfod1"
 
 die() { echo "system: $*" >&2; exit 1; }
 
-# test/system.sh --image [RESOLVED]: only make (or find) the image, for
-# the kernels a file of "NAME KVER" lines names (default: what setup
-# resolved); test/check.sh calls it in the background, first.
-image_only=
 resolved=$STACKID_CACHE/kernels.resolved
-if [ "${1:-}" = --image ]; then
-	image_only=1
-	resolved=${2:-$resolved}
-fi
 
 # kver_of NAME: the kernel of line NAME that setup resolved.
 kver_of() {
@@ -127,15 +119,13 @@ make_image() {
 }
 # IMAGE-END
 
-[ -n "$image_only" ] ||
-	debdir=$(cd "${1:?usage: test/system.sh DEBDIR | --image [RESOLVED]}" && pwd)
+debdir=$(cd "${1:?usage: test/system.sh DEBDIR}" && pwd)
 mkdir -p "$sysdir"
 t_all=$(date +%s)
 exec 9>"$sysdir/image.lock"
 flock 9
 [ -f "$img" ] || make_image
 flock -u 9
-[ -z "$image_only" ] || { echo "$img"; exit 0; }
 echo "# system: image $img ($(($(date +%s) - t_all)) s)"
 
 work=$top/build/system
