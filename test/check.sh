@@ -11,7 +11,7 @@
 #   4. a real Debian 12 system (test/system.sh, line "system"): the
 #      packages of `make deb` installed with apt in a guest booted with
 #      systemd, DKMS building in it, the service, reboots, a second
-#      kernel, purge; in the background beside 1 to 3 (nice 10, a
+#      kernel, purge; in the background beside 1 to 3 (nice 5, a
 #      guest of its own), waited for after them;
 #   5. the build-only matrix (test/matrix.sh): every amd64 headers package
 #      of the releases test/kernels.conf names, built or covered by the
@@ -149,18 +149,20 @@ stage "build tools" $t0
 # guest that installs, builds and purges; about 14 minutes alone, most
 # of it DKMS and depmod under TCG, no check of its timed) runs beside
 # the host unit tests and the kernel lines, in a guest of its own
-# (test/system.sh's lock, not test/vm.sh's), at nice 10: the lines'
-# guests keep their CPU (about 90 % of it when both want it all), and
-# the system takes the quarter of the host that TCG leaves idle. Alone
-# after the lines, it added 14 minutes to every run. Its output is
-# printed when it is waited for, after the debug line. The background
-# chain's builds (nice 19) give way to it.
+# (test/system.sh's lock, not test/vm.sh's), at nice 5: the lines'
+# guests keep most of their CPU (about three quarters of it when both
+# want it all), and the system takes that and the quarter of the host
+# that TCG leaves idle. Alone after the lines, it added 14 minutes to
+# every run; at nice 10 beside them (about a tenth when both want it
+# all), 6 of its minutes were still left, alone, after the debug line.
+# Its output is printed when it is waited for, after the debug line.
+# The background chain's builds (nice 19) give way to it.
 sys_pid=
 case " $klines " in
 *" system "*)
 	echo "# Debian 12 system: make deb, then test/system.sh, in the background from now (build/system.log)"
 	date +%s >build/system-start
-	niced 10 bash -c '
+	niced 5 bash -c '
 		if make -s deb >build/deb.log 2>&1; then
 			exec test/system.sh build/deb
 		fi
