@@ -24,9 +24,9 @@
 #   boot 2 (6.1): the module and the service are back by themselves;
 #     install the second kernel: DKMS autoinstall builds for it; a
 #     kernel stackid cannot support is skipped; reboot;
-#   boot 3 (6.12, cloud): the service works there; stopping it leaves the last
-#     capture complete; systemd-analyze security; apt purge leaves
-#     nothing behind.
+#   boot 3 (6.12, cloud): the service works there; stopping it leaves
+#     the last capture complete; systemd-analyze security; apt purge
+#     leaves nothing behind.
 # TAP on stdout (each boot's lines, numbered here), then
 # "N passed, N failed".
 set -uo pipefail

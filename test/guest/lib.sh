@@ -49,13 +49,22 @@ counter() {
 record() {
 	out=$1
 	shift
-	if ! $S record -o "$out.rec" "$@" >"$out.out" 2>&1; then
-		fail "record $*"
-		sed 's/^/#   /' "$out.out"
+	$S record -o "$out.rec" "$@" >"$out.out" 2>&1
+	recorded "$out" $? "$*"
+}
+
+# recorded OUT STATUS WHAT [NOTE]: judge a sidcheck record into OUT.rec
+# that exited with STATUS: if it failed, fail "record WHAT" with its
+# output; else check the accounting identity it printed into OUT.out
+# (NOTE added to the check's name).
+recorded() {
+	if [ "$2" != 0 ]; then
+		fail "record $3"
+		sed 's/^/#   /' "$1.out"
 		return 1
 	fi
-	check "samples == delivered + dropped ($(counter "$out.out" samples) samples)" \
-		grep -q '^stat identity ok' "$out.out"
+	check "samples == delivered + dropped ($(counter "$1.out" samples) samples${4:+, $4})" \
+		grep -q '^stat identity ok' "$1.out"
 }
 
 # to_host NAME FILE: send FILE to the host as NAME, gzipped (a serial

@@ -54,13 +54,9 @@ record_nmi() {
 		fi
 		sleep 0.2
 	done
-	if ! wait $rp; then
-		fail "record $1 in NMI"
-		sed 's/^/#   /' "$1.out"
-		return 1
-	fi
-	check "samples == delivered + dropped ($(counter "$1.out" samples) samples, $(($(nmi_n) - n0)) in NMI, $(($(date +%s) - t0)) s)" \
-		grep -q '^stat identity ok' "$1.out"
+	wait $rp
+	recorded "$1" $? "$1 in NMI" \
+		"$(($(nmi_n) - n0)) in NMI, $(($(date +%s) - t0)) s"
 }
 echo "# nmi-start"
 record_nmi /tmp/nmi 2000 8000 20000
@@ -82,14 +78,16 @@ fi
 echo "# nmi-stop"
 sleep 2
 echo 0 >/sys/module/stackid/parameters/test_nmi
-n=$(cat /sys/module/stackid/parameters/test_nmi_samples)
+n=$(nmi_n)
 # the monitor sends as fast as QEMU takes them: in 35 s, 8,900 to 22,500
 # seen on a quiet host, 1,367 on one that compiled on both cores
 # meanwhile (in 20 s: about 780, still 3.9 times the bound, and 290
 # kernel frames of the getppid loop against its 100); the cpu-clock
-# samples of the same recording (11 Hz) are fewer on any host. On a
-# quiet host the first recording stops at 8 s (above): 6.1 then walked
-# about 1,500 kernel frames of the getppid loop, the debug kernel 500.
+# samples of the same recording (11 Hz) are fewer on any host. Stopped
+# at 8 s (above), the first recording had 2,300 to 3,900 NMI samples
+# and 909 to 2,649 kernel frames of the getppid loop on the lines of
+# two CI runs (5,001 and 6,516 on the debug kernel); on the debug kernel
+# beside a parallel build, 2,871 and 3,920.
 c=$(counter /tmp/nmi.out samples)
 check "NMI: $n samples taken in NMI context (>= 200, and >= half of the recording's $c)" \
 	test "$n" -ge 200 -a "$((n * 2))" -ge "${c:-0}" 
