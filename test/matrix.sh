@@ -39,8 +39,11 @@
 # package ships (make dkms-src), from one copy made at the start of the
 # run. A passing build is remembered, keyed by those files, the headers
 # package version and the build environment (release, chroot, compiler
-# version), so a run with the same sources builds only what is new;
-# STACKID_MATRIX_CACHE=0 builds everything it would build;
+# version), so a run with the same sources builds only what is new.
+# A package that a VM line's DKMS built from these files, in the same
+# environment, against an identical headers tree (test/vm.sh keeps that
+# with its build), takes that module instead of compiling again.
+# STACKID_MATRIX_CACHE=0 builds everything it would build, itself;
 # STACKID_MATRIX_ONLY=REGEX only the packages whose line matches (and
 # their groups' newest). Two builds run at a time.
 set -uo pipefail
@@ -244,9 +247,70 @@ okfile() {
 	echo "$STACKID_CACHE/matrix-ok/$key"
 }
 
+# headers_hash KDIR: what a build against the headers tree KDIR sees:
+# its files but the top Makefile (which names the common tree's path)
+# and vmlinux (test/vm.sh's trees have it, the matrix's not), its common
+# tree's and its kbuild's, with the three names; "none" if the two are
+# not found beside it. The same for a VM line's tree and the matrix's
+# copy of the same packages.
+headers_hash() {
+	local k=$1 inc common kb d
+	inc=$(sed -n 's|^include \(.*\)/Makefile$|\1|p' "$k/Makefile" 2>/dev/null |
+		head -n 1)
+	common=$(dirname "$k")/$(basename "$inc")
+	kb=$(dirname "$(dirname "$k")")/lib/$(basename "$(dirname "$(readlink "$k/scripts")")")
+	if [ -z "$inc" ] || [ ! -d "$common" ] || [ ! -d "$kb" ]; then
+		echo none
+		return
+	fi
+	{
+		echo "$(basename "$k") $(basename "$common") $(basename "$kb")"
+		for d in "$k" "$common" "$kb"; do
+			(cd "$d" && find . -type f ! -path ./Makefile ! -path ./vmlinux -print0 |
+				LC_ALL=C sort -z | xargs -0 -r sha256sum
+			 find . -type l -printf '%p -> %l\n' | LC_ALL=C sort)
+		done
+	} | sha256sum | cut -c1-16
+}
+
+# line_build REL KVER KDIR CC: the module that KVER's VM line built
+# (test/vm.sh, kept under $STACKID_CACHE/builds/KVER) from the files of
+# this run, in REL with CC, against headers identical to KDIR's; fails
+# if there is none. DKMS built it, as this would, only with BTF.
+line_build() {
+	local b s hh r c h=
+	for b in "$STACKID_CACHE/builds/$2"/*/; do
+		[ -f "$b/done" ] && [ -f "$b/built-from" ] || continue
+		read -r s hh r c <"$b/built-from"
+		[ "$s" = "$SRC_HASH" ] && [ "$r $c" = "$1 $4" ] || continue
+		[ -n "$h" ] || h=$(headers_hash "$3")
+		[ "$h" != none ] && [ "$hh" = "$h" ] || continue
+		ls "$b"stackid.ko* 2>/dev/null | head -n 1 | grep . && return 0
+	done
+	return 1
+}
+
+# imports KO KDIR: the kernel symbols module KO (.ko, .ko.xz or .ko.zst)
+# imports, as KDIR's Module.symvers exports them: "NAME LICENCE
+# NAMESPACE" lines.
+imports() {
+	local t
+	t=$(mktemp) || return 1
+	case $1 in
+	*.xz) xz -dc "$1" >"$t" ;;
+	*.zst) zstd -qdc "$1" >"$t" ;;
+	*) cp "$1" "$t" ;;
+	esac || { rm -f "$t"; return 1; }
+	nm -u "$t" | awk '{print $NF}' |
+		awk -F'\t' 'NR == FNR {u[$1]; next}
+			($2 in u) {print $2, $4, ($5 == "" ? "-" : $5)}' \
+			- "$2/Module.symvers" | sort
+	rm -f "$t"
+}
+
 # one REL KVER KDIR CC VERSION REP: build one; print its TAP line.
 one() {
-	local rel=$1 kver=$2 kdir=$3 cc=$4 ver=$5 ok work root
+	local rel=$1 kver=$2 kdir=$3 cc=$4 ver=$5 ok work root lko
 	root=${kdir%/usr/src/*}
 	case $cc in
 	missing:*)
@@ -265,21 +329,28 @@ one() {
 		echo "ok - build $kver ($rel $ver, $cc; same sources built before)"
 		return
 	fi
+	mkdir -p "$(dirname "$ok")"
+	if [ "${STACKID_MATRIX_CACHE:-1}" != 0 ] &&
+		lko=$(line_build "$rel" "$kver" "$kdir" "$cc") &&
+		imports "$lko" "$kdir" >"$ok.tmp"; then
+		mv "$ok.tmp" "$ok"
+		echo "ok - build $kver ($rel $ver, $cc; these sources, built by its VM line against the same headers)"
+		return
+	fi
 	work=$top/build/matrix/$kver
 	rm -rf "$work"
 	cp -a "$src" "$work"
 	if in_build_env "$rel" "$work" "ro:$root" -- \
 		make -C "$work" KVER="$kver" KDIR="$kdir" module >"$work.log" 2>&1 &&
 		[ -f "$work/stackid.ko" ]; then
-		mkdir -p "$(dirname "$ok")"
 		# what it imports, as this package's Module.symvers exports it
-		nm -u "$work/stackid.ko" | awk '{print $NF}' |
-			awk -F'\t' 'NR == FNR {u[$1]; next}
-				($2 in u) {print $2, $4, ($5 == "" ? "-" : $5)}' \
-				- "$kdir/Module.symvers" | sort >"$ok.tmp"
-		mv "$ok.tmp" "$ok"
-		echo "ok - build $kver ($rel $ver, $cc)"
-		rm -rf "$work" "$work.log"
+		if imports "$work/stackid.ko" "$kdir" >"$ok.tmp"; then
+			mv "$ok.tmp" "$ok"
+			echo "ok - build $kver ($rel $ver, $cc)"
+			rm -rf "$work" "$work.log"
+		else
+			echo "not ok - build $kver ($rel $ver, $cc): nm cannot read the module it built"
+		fi
 	else
 		echo "not ok - build $kver ($rel $ver, $cc)"
 		grep -E 'error|Error|undefined|warning' "$work.log" | head -n 20 |
@@ -326,6 +397,10 @@ case ${1:-} in
 --one)
 	shift
 	one "$@"
+	exit
+	;;
+--headers-hash)	# for test/vm.sh
+	headers_hash "$2"
 	exit
 	;;
 "")	;;
@@ -381,8 +456,9 @@ if [ -n "$cover" ]; then
 fi
 n=$(grep -c '^ok - build [^ ]* ([^)]*)$' "$top/build/matrix.log")
 r=$(grep -c '^ok - build .*; same sources built before)$' "$top/build/matrix.log")
+v=$(grep -c '^ok - build .*; these sources, built by its VM line against the same headers)$' "$top/build/matrix.log")
 c=$(grep -c '^ok .* covered by .*exported alike' "$top/build/matrix.log")
 k=$(grep -c '^ok .*# SKIP' "$top/build/matrix.log")
 f=$(grep -c '^not ok ' "$top/build/matrix.log")
-echo "# matrix: $n built ($r of them remembered), $c covered by a built package of their group, $f failed, $k skipped (not downloadable), of $(wc -l <"$list") headers packages in $(($(date +%s) - t0))s"
+echo "# matrix: $n built ($r of them remembered, $v by the VM lines), $c covered by a built package of their group, $f failed, $k skipped (not downloadable), of $(wc -l <"$list") headers packages in $(($(date +%s) - t0))s"
 [ "$f" = 0 ]

@@ -109,12 +109,19 @@ check_sampling_symbols() {
 
 # store_build: keep the module DKMS built and the test build (module and
 # the sampling path's objects) under the build key; the 3 newest keys of
-# each kernel are kept.
+# each kernel are kept. With them, for test/matrix.sh (which then need
+# not build this kernel's package again): "SOURCES HEADERS RELEASE CC",
+# the hash of the package's files DKMS built (as the matrix hashes its
+# copy) and of the headers tree it built against (headers_hash).
 store_build() {
-	local t=$bcache.tmp.$$ o
-	rm -rf "$t"
+	local t=$bcache.tmp.$$ o s=$work/keysrc
+	rm -rf "$t" "$s"
 	mkdir -p "$t/testmod/src"
 	cp "$ko" "$t/" && cp "$testko" "$t/testmod/" || { rm -rf "$t"; return; }
+	if make -s -C "$top" dkms-src DESTDIR="$s" >/dev/null; then
+		echo "$(tree_files_hash "$s" | sha256sum | cut -c1-16) $("$top/test/matrix.sh" --headers-hash "$kdir") $(kernel_env "$kver")" >"$t/built-from"
+	fi
+	rm -rf "$s"
 	for o in "$work"/testmod/src/*.o; do
 		cp "$o" "$t/testmod/src/" || { rm -rf "$t"; return; }
 	done
