@@ -184,8 +184,18 @@ case " $klines " in
 esac
 
 t0=$(date +%s)
+# Beside them, the test of their runner (test/run-unit.sh; mostly
+# sleeping, about a minute).
+test/unit/run-unit-test.sh >build/run-unit-test.log 2>&1 &
+rut_pid=$!
 make -s -j2 unit 2>&1 | tee build/unit.log
+wait $rut_pid
+grep -q '^ok ' build/run-unit-test.log ||
+	echo "not ok - test/unit/run-unit-test.sh reported no result" >>build/run-unit-test.log
+echo "# unit: test/unit/run-unit-test.sh"
+cat build/run-unit-test.log
 count build/unit.log
+count build/run-unit-test.log
 stage "host unit tests" $t0
 
 while read -r name kver; do

@@ -16,20 +16,24 @@ trap 'rm -rf "$d"' EXIT
 
 next=1
 # flush: print the finished commands' results, in order, up to the first
-# one still running
+# one still running. Its variables are its own (f_*): the loop below
+# calls it between choosing a command ($t) and starting it, and a flush
+# that set t once started a finished command again instead of the next
+# (test/unit/run-unit-test.sh).
 flush() {
 	while [ -f "$d/$next.rc" ]; do
-		out=$(cat "$d/$next.out")
-		rc=$(cat "$d/$next.rc")
-		t=$(cat "$d/$next.cmd")
-		echo "# unit: $(cat "$d/$next.time") s: $t"
-		printf '%s\n' "$out" | grep -E '^(not )?ok |^#'
-		if [ "$rc" -ne 0 ] && ! printf '%s\n' "$out" | grep -q '^not ok '; then
-			printf '%s\n' "$out" | tail -n 5 | sed 's/^/# /'
-			echo "not ok - '$t' exited with $rc"
+		f_out=$(cat "$d/$next.out")
+		f_rc=$(cat "$d/$next.rc")
+		f_cmd=$(cat "$d/$next.cmd")
+		echo "# unit: $(cat "$d/$next.time") s: $f_cmd"
+		printf '%s\n' "$f_out" | grep -E '^(not )?ok |^#'
+		if [ "$f_rc" -ne 0 ] &&
+			! printf '%s\n' "$f_out" | grep -q '^not ok '; then
+			printf '%s\n' "$f_out" | tail -n 5 | sed 's/^/# /'
+			echo "not ok - '$f_cmd' exited with $f_rc"
 		fi
-		printf '%s\n' "$out" | grep -qE '^(not )?ok ' ||
-			echo "not ok - '$t' reported no result"
+		printf '%s\n' "$f_out" | grep -qE '^(not )?ok ' ||
+			echo "not ok - '$f_cmd' reported no result"
 		next=$((next + 1))
 	done
 }
