@@ -379,6 +379,8 @@ res=$work/results.log
 touch "$res"
 tr -d '\r' <"$res" >"$res.tmp" && mv "$res.tmp" "$res"
 grep '^#' "$res" | grep -v '^# \(begin\|end\) ' | head -n 400
+# how long each test took in the guest (its seconds, from /proc/uptime)
+echo "# guest seconds per test: $(sed -n 's/^# end \([^ ]*\)\.sh rc=[0-9]* \([0-9]*\)s$/\1 \2/p' "$res" | paste -sd ' ')"
 while IFS= read -r t; do
 	if ! grep -q "^# end $t " "$res"; then
 		result fail "$t: no result (guest crashed or hung?)"
