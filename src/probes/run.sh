@@ -10,11 +10,19 @@
 # Most of a probe's cost is parsing the kernel's headers, so all of them
 # are compiled at once, as one file that includes each (its
 # stackid_probe() renamed), and a probe fails when the compiler reports
-# an error in its own file. An error anywhere else (in a header, with no
-# probe's line to blame, a compiler that stopped) cannot be told apart:
-# then every probe is compiled alone, as separate files, which is the
-# definition the one compile stands in for. --check (test builds) does
-# both and fails when they differ.
+# an error in its own file. Compiling each probe alone, as separate
+# files, is the definition the one compile stands in for; it is what
+# runs whenever the one compile cannot be read that way:
+#  - an error that no probe's line can take (in a header, on the
+#    command line, a compiler that failed with no error at all);
+#  - a compiler that stopped early (a fatal error, too many errors): the
+#    probes after the stop were never compiled;
+#  - a note in a probe with no error of its own (a clash between two
+#    probes: "previous definition was here").
+# And each probe that compiled but calls a function whose implicit
+# declaration failed another probe is compiled alone again (GCC reports
+# an implicit declaration once per file). --check (test builds) does
+# both ways and fails when they differ.
 # Usage: run.sh [--check] "CC CFLAGS..." DIR
 check=0
 if [ "$1" = --check ]; then
@@ -22,18 +30,20 @@ if [ "$1" = --check ]; then
 	shift
 fi
 cc=$1
-dir=$(cd "$2" && pwd) || exit 1
+dir=$(CDPATH='' cd -P -- "$2" && pwd) || exit 1
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
+end_mark=stackid-probes-end
 
 names=
 for f in "$dir"/*.c; do
 	names="$names $(basename "$f" .c)"
 done
 
-# each: compile every probe alone, in parallel; NAME.rc 0 if it compiles.
-each() {
-	for n in $names; do
+# alone NAME...: compile those probes alone, in parallel; NAME.rc 0 if
+# it compiles.
+alone() {
+	for n in "$@"; do
 		# shellcheck disable=SC2086 # $cc is a command line
 		{ $cc -fsyntax-only "$dir/$n.c" >"$tmp/$n.log" 2>&1
 		  echo $? >"$tmp/$n.rc"; } &
@@ -41,23 +51,27 @@ each() {
 	wait
 }
 
-# together: one compile of all of them; NAME.rc as each() would give,
-# or return 1 if an error cannot be put on one probe.
+# together: one compile of all of them; NAME.rc as alone would give, or
+# return 1 if the compile cannot be read that way.
 together() {
 	for n in $names; do
 		printf '#define stackid_probe stackid_probe_%s\n' "$n"
 		printf '#include "%s/%s.c"\n' "$dir" "$n"
 		printf '#undef stackid_probe\n'
 	done >"$tmp/all.c"
+	printf '#pragma message "%s"\n' "$end_mark" >>"$tmp/all.c"
 	# shellcheck disable=SC2086 # $cc is a command line
 	$cc -fsyntax-only "$tmp/all.c" >"$tmp/all.log" 2>&1
 	rc=$?
-	# diagnostics start a line; the source lines quoted under them are
-	# indented
-	grep -E '^[^ ].*(error:|internal compiler error)' "$tmp/all.log" \
-		>"$tmp/errors"
-	[ $rc != 0 ] && [ ! -s "$tmp/errors" ] && return 1
-	[ $rc = 0 ] && [ -s "$tmp/errors" ] && return 1
+	[ $rc = 0 ] && return 0
+	# stopped before the end of the file
+	grep -q "$end_mark" "$tmp/all.log" || return 1
+	grep -Eq 'fatal error|compilation terminated|too many errors|internal compiler error' \
+		"$tmp/all.log" && return 1
+	# Diagnostics start a line; the source lines quoted under them are
+	# indented.
+	grep -E '^[^ ].*(error|note):' "$tmp/all.log" >"$tmp/diags"
+	grep -E '^[^ ].*error:' "$tmp/diags" >"$tmp/errors" || return 1
 	for n in $names; do
 		echo 0 >"$tmp/$n.rc"
 	done
@@ -73,6 +87,25 @@ together() {
 		*) return 1 ;;
 		esac
 	done <"$tmp/errors"
+	again=
+	for n in $names; do
+		[ "$(cat "$tmp/$n.rc")" = 0 ] || continue
+		while IFS= read -r l; do
+			case $l in
+			"$dir/$n.c:"[0-9]*": note:"*) return 1 ;;
+			esac
+		done <"$tmp/diags"
+		# shellcheck disable=SC2013 # one identifier a line
+		for f in $(sed -n -E "s/.*(implicit declaration of function|undeclared function) [^A-Za-z0-9_]*([A-Za-z_][A-Za-z0-9_]*).*/\2/p" \
+			"$tmp/errors" | sort -u); do
+			if grep -qw -- "$f" "$dir/$n.c"; then
+				again="$again $n"
+				break
+			fi
+		done
+	done
+	# shellcheck disable=SC2086 # a list of names
+	[ -z "$again" ] || alone $again
 	[ "$(cat "$tmp/sanity.rc")" = 0 ]
 }
 
@@ -81,7 +114,8 @@ if [ $check = 1 ]; then
 		for n in $names; do
 			mv "$tmp/$n.rc" "$tmp/$n.together"
 		done
-		each
+		# shellcheck disable=SC2086 # a list of names
+		alone $names
 		bad=
 		for n in $names; do
 			[ "$(cat "$tmp/$n.rc")" = "$(cat "$tmp/$n.together")" ] ||
@@ -89,13 +123,21 @@ if [ $check = 1 ]; then
 		done
 		if [ -n "$bad" ]; then
 			echo "stackid: probes that one compile and separate compiles judge differently:$bad" >&2
+			for n in $bad; do
+				echo "--- $n alone (exit $(cat "$tmp/$n.rc")):" >&2
+				cat "$tmp/$n.log" >&2
+			done
+			echo "--- all together:" >&2
+			cat "$tmp/all.log" >&2
 			exit 1
 		fi
 	else
-		each
+		# shellcheck disable=SC2086 # a list of names
+		alone $names
 	fi
 elif ! together; then
-	each
+	# shellcheck disable=SC2086 # a list of names
+	alone $names
 fi
 
 if [ "$(cat "$tmp/sanity.rc")" != 0 ]; then

@@ -2,51 +2,81 @@
 # SPDX-License-Identifier: GPL-2.0
 # test_probes.sh: src/probes/run.sh compiles every probe in one compile
 # and puts each error on the probe whose file it is in; when it cannot
-# (an error elsewhere, a compiler that fails with no error, the sanity
-# probe failing), it compiles each probe alone, as before; --check (the
-# test builds) fails when the two ways disagree. With a stand-in
-# compiler whose verdicts are known: a probe "fails" if its file holds
-# the word FAIL (alone or included), and the test can make it report an
-# error in a header, no error at all, or differ between the two ways.
-# The real compilers are compared on every kernel line by the test builds
-# (vm.sh) and were compared on the whole matrix once. TAP on stdout.
+# read the compile that way (an error elsewhere, a compiler that fails
+# with no error or stops early, a clash between two probes, the sanity
+# probe failing), it compiles each probe alone, as before; a probe that
+# calls what another probe's implicit declaration failed is compiled
+# alone again; --check (the test builds) fails when the two ways
+# disagree. With a stand-in compiler whose verdicts are known (below).
+# The real compilers are compared on every kernel line by the test
+# builds (vm.sh) and were compared on the whole matrix once. TAP on
+# stdout.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
-run=$top/src/probes/run.sh
+run=${RUN_PROBES:-$top/src/probes/run.sh}
 T=$(mktemp -d /tmp/stackid-probes.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 n=0
 ok() { n=$((n + 1)); echo "ok $n - $*"; }
 nok() { n=$((n + 1)); echo "not ok $n - $*"; }
 
-# The stand-in: cc -fsyntax-only FILE. Logs "alone NAME" or "together"
-# to $T/calls. MODE (file $T/mode): plain, header (an error in a
-# header when compiled together), silent (together fails without an
-# error line), alone-differs (probe b fails alone but not together).
-cat >"$T/cc" <<'EOF'
+# The stand-in: cc -fsyntax-only FILE, logging "alone NAME" or
+# "together" to $T/calls. A probe is lines of words: "ok"; "call F"
+# (an error if F is in $T/missing: GCC's implicit declaration, which one
+# file reports at its first call only); "fatal" (a fatal error: the
+# compiler stops there); "clash" (together: an error here and a note in
+# the first probe, "previous definition was here"; alone it compiles).
+# MODE (file $T/mode): plain; header (together: an error in a header);
+# silent (together: exit 1 with no error); alone-differs (b fails alone
+# only). Together, it prints the note of the file's #pragma message when
+# it reaches it, as GCC does.
+cat >"$T/cc" <<'STANDIN'
 #!/bin/bash
 T=${0%/*}
 mode=$(cat "$T/mode")
 f=${!#}
-verdict() {	# verdict PROBEFILE: 1 if it fails
-	grep -q FAIL "$1"
+# probe FILE HOW: one probe's diagnostics; 1 if it fails, 2 if fatal.
+# $seen: the functions already declared implicitly in this file.
+probe() {
+	local w a r=0
+	while read -r w a; do
+		case $w in
+		call)	if grep -qx "$a" "$T/missing" && [[ " $seen " != *" $a "* ]]; then
+				echo "$1:3:9: error: implicit declaration of function ‘$a’ [-Werror=implicit-function-declaration]"
+				echo "    3 | 	return $a(error: 1);"
+				echo "$1:3:9: note: include ‘<linux/x.h>’ or provide a declaration of ‘$a’"
+				[ "$2" = together ] && seen="$seen $a"
+				r=1
+			fi ;;
+		fatal)	echo "$1:2:10: fatal error: linux/nope.h: No such file or directory"
+			echo "compilation terminated."
+			return 2 ;;
+		clash)	if [ "$2" = together ]; then
+				echo "$1:4:12: error: redefinition of ‘helper’"
+				echo "$first:4:12: note: previous definition of ‘helper’ with type ‘int(void)’"
+				r=1
+			fi ;;
+		esac
+	done <"$1"
+	return $r
 }
+seen=
 case $f in
 */all.c)
 	echo together >>"$T/calls"
-	rc=0
 	case $mode in
-	header) echo "/usr/src/linux/include/linux/fs.h:12:3: error: unknown type name 'x'"; exit 1 ;;
+	header) echo "/usr/src/linux/include/linux/fs.h:12:3: error: unknown type name ‘x’"; exit 1 ;;
 	silent) echo "cc1: out of memory"; exit 1 ;;
 	esac
+	rc=0 first=
 	while read -r l; do
 		case $l in
 		'#include "'*) p=${l#'#include "'}; p=${p%'"'}
-			if verdict "$p"; then
-				echo "$p:3:9: error: implicit declaration of function 'x'"
-				echo "    3 | return x(error: 1);"
-				rc=1
-			fi ;;
+			[ -n "$first" ] || first=$p
+			probe "$p" together
+			case $? in 1) rc=1 ;; 2) exit 1 ;; esac ;;
+		'#pragma message "'*) m=${l#'#pragma message "'}
+			echo "$f:99:9: note: ‘#pragma message: ${m%'"'}’" ;;
 		esac
 	done <"$f"
 	exit $rc ;;
@@ -54,22 +84,24 @@ case $f in
 	b=${f##*/}
 	echo "alone ${b%.c}" >>"$T/calls"
 	[ "$mode" = alone-differs ] && [ "$b" = b.c ] && { echo "$f:1:1: error: no"; exit 1; }
-	if verdict "$f"; then echo "$f:3:9: error: nope"; exit 1; fi
+	probe "$f" alone || exit 1
 	exit 0 ;;
 esac
-EOF
+STANDIN
 chmod +x "$T/cc"
+printf '%s\n' missing_c missing_d >"$T/missing"
 mkdir "$T/p"
-echo 'int sanity;' >"$T/p/sanity.c"
-echo 'int a;' >"$T/p/a.c"
-echo 'int b;' >"$T/p/b.c"
-echo 'FAIL c' >"$T/p/c.c"
-echo 'FAIL d' >"$T/p/d.c"
+echo ok >"$T/p/sanity.c"
+echo ok >"$T/p/a.c"
+echo ok >"$T/p/b.c"
+echo 'call missing_c' >"$T/p/c.c"
+echo 'call missing_d' >"$T/p/d.c"
 expect='/* Generated by src/probes/run.sh: kernel features found. */
 #define STACKID_HAS_A 1
 #define STACKID_HAS_B 1
 /* STACKID_HAS_C: no */
 /* STACKID_HAS_D: no */'
+all_alone="alone a alone b alone c alone d alone sanity together"
 
 # try MODE [--check]: run.sh's output in $T/out, its status in $rc, the
 # compiler's calls in $T/calls.
@@ -77,48 +109,75 @@ try() {
 	echo "$1" >"$T/mode"
 	shift
 	: >"$T/calls"
-	sh "$run" "$@" "$T/cc -O2" "$T/p" >"$T/out" 2>"$T/err"
+	sh "$run" "$@" "$T/cc -O2" "${dirarg:-$T/p}" >"$T/out" 2>"$T/err"
 	rc=$?
 }
 calls() { sort "$T/calls" | tr '\n' ' ' | sed 's/ $//'; }
+# result WANT CALLS WHAT: the output is WANT, after exactly CALLS
+# (sorted, on one line)
+result() {
+	if [ $rc = 0 ] && [ "$(cat "$T/out")" = "$1" ] &&
+		[ "$(calls)" = "$2" ]; then
+		ok "$3"
+	else
+		nok "$3: rc $rc, calls '$(calls)', output: $(tr '\n' '|' <"$T/out") $(cat "$T/err")"
+	fi
+}
+
+echo "1..10"
 
 try plain
-if [ $rc = 0 ] && [ "$(cat "$T/out")" = "$expect" ] &&
-	[ "$(calls)" = together ]; then
-	ok "one compile: each error put on its own probe, no probe compiled alone"
-else
-	nok "one compile: rc $rc, calls '$(calls)', output: $(tr '\n' '|' <"$T/out") $(cat "$T/err")"
-fi
+result "$expect" together "one compile: each error put on its own probe, no probe compiled alone"
 
 for m in header silent; do
 	try $m
-	if [ $rc = 0 ] && [ "$(cat "$T/out")" = "$expect" ] &&
-		[ "$(calls)" = "alone a alone b alone c alone d alone sanity together" ]; then
-		ok "an error no probe's line can take ($m): every probe compiled alone, same result"
-	else
-		nok "$m: rc $rc, calls '$(calls)', output: $(tr '\n' '|' <"$T/out") $(cat "$T/err")"
-	fi
+	result "$expect" "$all_alone" "an error no probe's line can take ($m): every probe compiled alone, same result"
 done
 
 try plain --check
-if [ $rc = 0 ] && [ "$(cat "$T/out")" = "$expect" ] &&
-	[ "$(calls)" = "alone a alone b alone c alone d alone sanity together" ]; then
-	ok "--check: both ways, they agree, same result"
-else
-	nok "--check: rc $rc, calls '$(calls)', output: $(tr '\n' '|' <"$T/out") $(cat "$T/err")"
-fi
+result "$expect" "$all_alone" "--check: both ways, they agree, same result"
 
 try alone-differs --check
 if [ $rc != 0 ] && grep -q 'judge differently: b$' "$T/err"; then
-	ok "--check: a probe judged differently fails the build ($(cat "$T/err"))"
+	ok "--check: a probe judged differently fails the build ($(head -n 1 "$T/err"))"
 else
 	nok "--check with a disagreement: rc $rc, stderr: $(cat "$T/err")"
 fi
 
-echo 'FAIL sanity' >"$T/p/sanity.c"
+cd "$T" || exit 1
+dirarg=p try plain
+result "$expect" together "a directory given relative to the working directory"
+cd / || exit 1
+
+# A compile that stops at a probe's fatal error never saw the probes
+# after it (sanity among them).
+echo fatal >"$T/p/b.c"
+try plain
+result "$(echo "$expect" | sed 's|^#define STACKID_HAS_B 1$|/* STACKID_HAS_B: no */|')" \
+	"$all_alone" "a fatal error in a probe stops the one compile: every probe compiled alone"
+echo ok >"$T/p/b.c"
+
+# GCC reports an implicit declaration at a file's first call only: a
+# later probe that calls the same missing function compiles together.
+echo 'call missing_c' >"$T/p/e.c"
+try plain
+result "$expect
+/* STACKID_HAS_E: no */" "alone e together" \
+	"a probe that calls what another's implicit declaration failed is compiled alone again"
+rm "$T/p/e.c"
+
+# Two probes that clash (a helper defined twice): the error is the
+# second's, the note the first's; alone, both compile.
+echo clash >"$T/p/b.c"
+try plain
+result "$expect" "$all_alone" "a clash between two probes (a note in a probe without an error): every probe compiled alone"
+echo ok >"$T/p/b.c"
+
+echo 'call missing_sanity' >"$T/p/sanity.c"
+echo missing_sanity >>"$T/missing"
 try plain
 if [ $rc != 0 ] && grep -q 'sanity probe does not compile' "$T/err" &&
-	[ "$(calls)" = "alone a alone b alone c alone d alone sanity together" ]; then
+	[ "$(calls)" = "$all_alone" ]; then
 	ok "a failing sanity probe is compiled alone and stops the build"
 else
 	nok "failing sanity: rc $rc, calls '$(calls)', stderr: $(cat "$T/err")"
