@@ -17,12 +17,15 @@
 #    command line, a compiler that failed with no error at all);
 #  - a compiler that stopped early (a fatal error, too many errors): the
 #    probes after the stop were never compiled;
-#  - a note in a probe with no error of its own (a clash between two
-#    probes: "previous definition was here").
+#  - a note in one probe about an error in another (a clash between
+#    two probes: "previous definition was here").
 # And each probe that compiled but calls a function whose implicit
 # declaration failed another probe is compiled alone again (GCC reports
-# an implicit declaration once per file). --check (test builds) does
-# both ways and fails when they differ.
+# an implicit declaration once per file; so a probe names what it calls,
+# never by token pasting). What one compile cannot see: an earlier
+# probe's headers and macros stay in force for the later ones. --check
+# (test builds: every kernel line of make check) does both ways and
+# fails when they differ.
 # Usage: run.sh [--check] "CC CFLAGS..." DIR
 check=0
 if [ "$1" = --check ]; then
@@ -63,40 +66,56 @@ together() {
 	# shellcheck disable=SC2086 # $cc is a command line
 	$cc -fsyntax-only "$tmp/all.c" >"$tmp/all.log" 2>&1
 	rc=$?
+	for n in $names; do
+		echo 0 >"$tmp/$n.rc"
+	done
 	[ $rc = 0 ] && return 0
 	# stopped before the end of the file
 	grep -q "$end_mark" "$tmp/all.log" || return 1
 	grep -Eq 'fatal error|compilation terminated|too many errors|internal compiler error' \
 		"$tmp/all.log" && return 1
 	# Diagnostics start a line; the source lines quoted under them are
-	# indented.
+	# indented. Each error must be in a probe's file; each note in a
+	# probe's file must be in the probe of the error before it (else two
+	# probes clash: "previous definition was here").
 	grep -E '^[^ ].*(error|note):' "$tmp/all.log" >"$tmp/diags"
-	grep -E '^[^ ].*error:' "$tmp/diags" >"$tmp/errors" || return 1
-	for n in $names; do
-		echo 0 >"$tmp/$n.rc"
-	done
+	: >"$tmp/errors"
+	cur=
 	while IFS= read -r l; do
+		p=
 		case $l in
-		"$dir"/*.c:[0-9]*:*) ;;
-		*) return 1 ;;
+		"$dir"/*.c:[0-9]*:*)
+			p=${l#"$dir"/}
+			p=${p%%.c:*}
+			case " $names " in
+			*" $p "*) ;;
+			*) p= ;;
+			esac ;;
 		esac
-		n=${l#"$dir"/}
-		n=${n%%.c:*}
-		case " $names " in
-		*" $n "*) echo 1 >"$tmp/$n.rc" ;;
-		*) return 1 ;;
+		kind=note
+		case $l in
+		*error:*note:*)
+			e=${l#*error:}
+			o=${l#*note:}
+			[ ${#e} -gt ${#o} ] && kind=error ;;
+		*error:*)
+			kind=error ;;
 		esac
-	done <"$tmp/errors"
+		if [ $kind = error ]; then
+			[ -n "$p" ] || return 1
+			echo 1 >"$tmp/$p.rc"
+			echo "$l" >>"$tmp/errors"
+			cur=$p
+		elif [ -n "$p" ] && [ "$p" != "$cur" ]; then
+			return 1
+		fi
+	done <"$tmp/diags"
+	[ -s "$tmp/errors" ] || return 1
 	again=
 	for n in $names; do
 		[ "$(cat "$tmp/$n.rc")" = 0 ] || continue
-		while IFS= read -r l; do
-			case $l in
-			"$dir/$n.c:"[0-9]*": note:"*) return 1 ;;
-			esac
-		done <"$tmp/diags"
 		# shellcheck disable=SC2013 # one identifier a line
-		for f in $(sed -n -E "s/.*(implicit declaration of function|undeclared function) [^A-Za-z0-9_]*([A-Za-z_][A-Za-z0-9_]*).*/\2/p" \
+		for f in $(sed -n -E "s/.*(implicit declaration of function|implicitly declaring library function|undeclared function|undeclared library function) [^A-Za-z0-9_]*([A-Za-z_][A-Za-z0-9_]*).*/\2/p" \
 			"$tmp/errors" | sort -u); do
 			if grep -qw -- "$f" "$dir/$n.c"; then
 				again="$again $n"

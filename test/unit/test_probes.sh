@@ -26,9 +26,9 @@ nok() { n=$((n + 1)); echo "not ok $n - $*"; }
 # file reports at its first call only); "fatal" (a fatal error: the
 # compiler stops there); "clash" (together: an error here and a note in
 # the first probe, "previous definition was here"; alone it compiles).
-# MODE (file $T/mode): plain; header (together: an error in a header);
-# silent (together: exit 1 with no error); alone-differs (b fails alone
-# only). Together, it prints the note of the file's #pragma message when
+# MODE (file $T/mode): plain; clang (its wording of an implicit
+# declaration); header (together: an error in a header); silent
+# (together: exit 1 with no error); alone-differs (b fails alone only). Together, it prints the note of the file's #pragma message when
 # it reaches it, as GCC does.
 cat >"$T/cc" <<'STANDIN'
 #!/bin/bash
@@ -42,7 +42,11 @@ probe() {
 	while read -r w a; do
 		case $w in
 		call)	if grep -qx "$a" "$T/missing" && [[ " $seen " != *" $a "* ]]; then
-				echo "$1:3:9: error: implicit declaration of function ‘$a’ [-Werror=implicit-function-declaration]"
+				if [ "$mode" = clang ]; then
+					echo "$1:3:9: error: call to undeclared library function '$a' with type 'int (void)'; ISO C99 and later do not support implicit function declarations [-Werror,-Wimplicit-function-declaration]"
+				else
+					echo "$1:3:9: error: implicit declaration of function ‘$a’ [-Werror=implicit-function-declaration]"
+				fi
 				echo "    3 | 	return $a(error: 1);"
 				echo "$1:3:9: note: include ‘<linux/x.h>’ or provide a declaration of ‘$a’"
 				[ "$2" = together ] && seen="$seen $a"
@@ -124,10 +128,31 @@ result() {
 	fi
 }
 
-echo "1..10"
+echo "1..15"
+
+# The probes themselves: what they call is named, not pasted (the
+# check for a repeated implicit declaration looks for the name).
+pasted=$(grep -l '##' "$top"/src/probes/*.c)
+if [ -z "$pasted" ]; then
+	ok "no probe builds a name by token pasting"
+else
+	nok "probes that paste tokens: $pasted"
+fi
 
 try plain
 result "$expect" together "one compile: each error put on its own probe, no probe compiled alone"
+
+: >"$T/missing"
+try plain
+result "$(echo "$expect" | sed 's|^/\* STACKID_HAS_\([CD]\): no \*/$|#define STACKID_HAS_\1 1|')" \
+	together "every probe compiles: one compile, all of them found"
+try plain --check
+if [ $rc = 0 ]; then
+	ok "every probe compiles, --check: the two ways agree"
+else
+	nok "every probe compiles, --check: rc $rc, $(cat "$T/err")"
+fi
+printf '%s\n' missing_c missing_d >"$T/missing"
 
 for m in header silent; do
 	try $m
@@ -164,6 +189,10 @@ try plain
 result "$expect
 /* STACKID_HAS_E: no */" "alone e together" \
 	"a probe that calls what another's implicit declaration failed is compiled alone again"
+try clang
+result "$expect
+/* STACKID_HAS_E: no */" "alone e together" \
+	"the same in clang's words (\"call to undeclared library function\")"
 rm "$T/p/e.c"
 
 # Two probes that clash (a helper defined twice): the error is the
@@ -171,6 +200,12 @@ rm "$T/p/e.c"
 echo clash >"$T/p/b.c"
 try plain
 result "$expect" "$all_alone" "a clash between two probes (a note in a probe without an error): every probe compiled alone"
+echo 'call missing_a' >"$T/p/a.c"
+echo missing_a >>"$T/missing"
+try plain
+result "$(echo "$expect" | sed 's|^#define STACKID_HAS_A 1$|/* STACKID_HAS_A: no */|')" \
+	"$all_alone" "a clash with a probe that has an error of its own: every probe compiled alone"
+echo ok >"$T/p/a.c"
 echo ok >"$T/p/b.c"
 
 echo 'call missing_sanity' >"$T/p/sanity.c"
