@@ -60,6 +60,20 @@ record_nmi() {
 }
 echo "# nmi-start"
 record_nmi /tmp/nmi 2000 8000 20000
+# The kernel-frame check below needs the getppid loop to have run while
+# NMIs came: 691 to 4,968 of its kernel frames a recording on the lines
+# of two CI runs, but once (the debug line of a warm CI run, 2026-12-04,
+# the host busy) 79: 19 of its samples among 2,745, why not known. Such
+# a recording is said, with the loop's state and CPU time, and the loop
+# is recorded once more, alone with the others as before; the check then
+# holds that recording to the same bounds.
+$S kcount /tmp/nmi.rec "$sl" >/tmp/nmi.k
+if [ "$(sed -n 's/^kframes //p' /tmp/nmi.k)" -lt 100 ] 2>/dev/null; then
+	st=$(cut -d' ' -f3,14,15 /proc/"$sl"/stat 2>/dev/null) || st=gone
+	echo "#   the getppid loop: $(sed -n 's/^kframes //p' /tmp/nmi.k) kernel frames, $(sed -n 's/^samples //p' /tmp/nmi.k) samples; state, utime, stime: $st; wchan $(cat /proc/"$sl"/wchan 2>/dev/null); recording it again"
+	record_nmi /tmp/nmik 1000 4000 20000
+	$S kcount /tmp/nmik.rec "$sl" >/tmp/nmi.k
+fi
 # mmap_lock's tracepoints (5.11+) name the memory cgroup with a
 # spinlock: with them on, the handler must not take the mm lock in NMI
 # (lockdep on the debug kernel reports a lock taken there). Samples then
@@ -94,7 +108,6 @@ check "NMI: $n samples taken in NMI context (>= 200, and >= half of the recordin
 grep '^stat \(samples\|delivered\|dropped_nested\|dropped_no_mm\|deferred\|deferred_done\|frames_valid\|bidcache\)' \
 	/tmp/nmi.out | sed 's/^/# /'
 $S chain /tmp/nmi.rec "$c64" chain64 /stackid/expect/chain64 50 all
-$S kcount /tmp/nmi.rec "$sl" >/tmp/nmi.k
 sed 's/^/# kcount /' /tmp/nmi.k
 kf=$(sed -n 's/^kframes //p' /tmp/nmi.k)
 kn=$(sed -n 's/^knamed //p' /tmp/nmi.k)
