@@ -65,12 +65,13 @@ record_nmi /tmp/nmi 2000 8000 20000
 # of two CI runs, but once (the debug line of a warm CI run, 2026-12-04,
 # the host busy) 79: 19 of its samples among 2,745, why not known. Such
 # a recording is said, with the loop's state and CPU time, and the loop
-# is recorded once more, alone with the others as before; the check then
-# holds that recording to the same bounds.
+# is recorded once more, the other programs still running; the check
+# then holds that recording to the same bounds.
 $S kcount /tmp/nmi.rec "$sl" >/tmp/nmi.k
-if [ "$(sed -n 's/^kframes //p' /tmp/nmi.k)" -lt 100 ] 2>/dev/null; then
+kf=$(sed -n 's/^kframes //p' /tmp/nmi.k)
+if [ "${kf:-0}" -lt 100 ]; then
 	st=$(cut -d' ' -f3,14,15 /proc/"$sl"/stat 2>/dev/null) || st=gone
-	echo "#   the getppid loop: $(sed -n 's/^kframes //p' /tmp/nmi.k) kernel frames, $(sed -n 's/^samples //p' /tmp/nmi.k) samples; state, utime, stime: $st; wchan $(cat /proc/"$sl"/wchan 2>/dev/null); recording it again"
+	echo "#   the getppid loop: ${kf:-no} kernel frames, $(sed -n 's/^samples //p' /tmp/nmi.k) samples; state, utime, stime: $st; wchan $(cat /proc/"$sl"/wchan 2>/dev/null); recording it again"
 	record_nmi /tmp/nmik 1000 4000 20000
 	$S kcount /tmp/nmik.rec "$sl" >/tmp/nmi.k
 fi
