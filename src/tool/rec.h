@@ -83,14 +83,26 @@ struct rec_unwind_item {
 	char *path;
 };
 
+/* A root other than the recorder's: one process that has it. */
+struct rec_root {
+	dev_t ns_dev, dev;	/* its mount namespace, its root directory */
+	ino_t ns_ino, ino;
+	int pid;
+};
+
 struct rec_unwind {
 	bool off;		/* the module takes none: said once */
 	bool other_warned;
+	/* other roots, as last listed (at most once a second) */
+	struct rec_root *roots;
+	size_t nroots;
+	uint64_t roots_at;
 	struct intern tried;	/* build-ids, once each */
 	struct rec_unwind_item *q;
 	size_t qhead, nq, qcap;
 	/* tables loaded, their rows and bytes; not loaded, by reason */
 	uint64_t loaded, rows, bytes, exists;
+	uint64_t other_root;	/* of loaded: found through another root */
 	uint64_t no_file, mismatch, no_cfi, nospc, other, not_tried;
 };
 

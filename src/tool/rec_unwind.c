@@ -13,13 +13,25 @@
  * about 0.1 s for 7 MB of python3); each build-id is tried once per
  * recording, and what came of it is counted and said at the end. A
  * module of ABI 2.0 or 2.1 takes no tables: one notice, then nothing.
+ *
+ * The path is as the sampled process saw it: in a container (another
+ * mount namespace or root directory) the recorder may find nothing
+ * there, or another file. Then the path is looked up again below the
+ * root of each other root there is, through one of its processes'
+ * /proc/PID/root (open_regular_in(): resolved inside that root); the
+ * build-id says which file it is. That needs the right to look into
+ * the process (ptrace read access: root, or CAP_SYS_PTRACE for another
+ * user's processes); processes that deny it are left alone.
  */
+#define _GNU_SOURCE	/* O_PATH */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "record.h"
 #include "tool.h"
@@ -30,6 +42,8 @@
 
 /* Most paths waiting at once; more are counted as not tried. */
 #define REC_UNWIND_QUEUE_MAX	4096
+/* Most other roots looked into for one path. */
+#define REC_UNWIND_ROOTS_MAX	256
 
 static void off_notice(struct rec *r)
 {
@@ -89,26 +103,125 @@ bool rec_unwind_pending(const struct rec *r)
 	return r->uw.qhead < r->uw.nq;
 }
 
+/*
+ * The roots other than ours that processes have, one process each, at
+ * most REC_UNWIND_ROOTS_MAX; listed again when a path needs them and
+ * the list is older than a second.
+ */
+static void list_roots(struct rec_unwind *u)
+{
+	struct stat ns, root, self_ns, self_root;
+	char p[64];
+	struct dirent *e;
+	DIR *d;
+	size_t i;
+
+	if (u->roots_at && now_ns() - u->roots_at < 1000000000ULL)
+		return;
+	u->roots_at = now_ns();
+	u->nroots = 0;
+	if (stat("/proc/self/ns/mnt", &self_ns) || stat("/", &self_root))
+		return;
+	d = opendir("/proc");
+	if (!d)
+		return;
+	if (!u->roots)
+		u->roots = xcalloc(REC_UNWIND_ROOTS_MAX, sizeof(*u->roots));
+	while ((e = readdir(d)) && u->nroots < REC_UNWIND_ROOTS_MAX) {
+		char *end;
+		long pid = strtol(e->d_name, &end, 10);
+
+		if (*end || pid <= 0 || pid > 0x7fffffff)
+			continue;
+		snprintf(p, sizeof(p), "/proc/%ld/ns/mnt", pid);
+		if (stat(p, &ns))
+			continue;
+		snprintf(p, sizeof(p), "/proc/%ld/root", pid);
+		if (stat(p, &root))
+			continue;
+		if (ns.st_dev == self_ns.st_dev && ns.st_ino == self_ns.st_ino &&
+		    root.st_dev == self_root.st_dev &&
+		    root.st_ino == self_root.st_ino)
+			continue;
+		for (i = 0; i < u->nroots; i++)
+			if (u->roots[i].ns_dev == ns.st_dev &&
+			    u->roots[i].ns_ino == ns.st_ino &&
+			    u->roots[i].dev == root.st_dev &&
+			    u->roots[i].ino == root.st_ino)
+				break;
+		if (i < u->nroots)
+			continue;
+		u->roots[u->nroots++] = (struct rec_root){
+			.ns_dev = ns.st_dev, .ns_ino = ns.st_ino,
+			.dev = root.st_dev, .ino = root.st_ino, .pid = (int)pid,
+		};
+	}
+	closedir(d);
+}
+
+/*
+ * Compile @it's file into @t: at its path, or with @pid below that
+ * process's root. -ENOENT: no such regular file; -ESTALE: another
+ * build-id; cfi_compile_fd_id()'s errors.
+ */
+static int compile(const struct rec_unwind_item *it, int pid,
+		   struct cfi_table *t)
+{
+	char p[32];
+	int fd, root, ret;
+
+	if (pid) {
+		snprintf(p, sizeof(p), "/proc/%d/root", pid);
+		root = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (root < 0)
+			return -ENOENT;
+		fd = open_regular_in(root, it->path);
+		close(root);
+	} else {
+		fd = open_regular(it->path, true);
+	}
+	if (fd < 0)
+		return -ENOENT;
+	ret = cfi_compile_fd_id(fd, it->id, it->len, t);
+	close(fd);
+	return ret;
+}
+
 /* One path: compile, load, count. */
 static void one(struct rec *r, const struct rec_unwind_item *it)
 {
 	struct rec_unwind *u = &r->uw;
 	struct stackid_unwind_table ut = { 0 };
 	struct cfi_table t;
-	size_t len = strlen(it->path);
-	int fd, ret;
+	size_t len = strlen(it->path), i;
+	bool other = false;
+	int ret, ret2;
 
 	if (len > 10 && !strcmp(it->path + len - 10, " (deleted)")) {
 		u->no_file++;
 		return;
 	}
-	fd = open_regular(it->path, true);
-	if (fd < 0) {
+	ret = compile(it, 0, &t);
+	if (ret == -ENOENT || ret == -ESTALE) {
+		/* not ours: another root's? */
+		list_roots(u);
+		for (i = 0; i < u->nroots; i++) {
+			ret2 = compile(it, u->roots[i].pid, &t);
+			if (ret2 == -ENOENT)
+				continue;
+			if (ret2 == -ESTALE) {
+				ret = ret2;
+				continue;
+			}
+			ret = ret2;
+			other = !ret;
+			break;
+		}
+	}
+	if (ret == -ENOENT) {
 		u->no_file++;
 		return;
 	}
-	ret = cfi_compile_fd_id(fd, it->id, it->len, &t);
-	close(fd);
 	if (ret == -ESTALE) {
 		u->mismatch++;
 		return;
@@ -130,6 +243,7 @@ static void one(struct rec *r, const struct rec_unwind_item *it)
 		;
 	if (!ret) {
 		u->loaded++;
+		u->other_root += other;
 		u->rows += t.nr_rows;
 		u->bytes += (uint64_t)t.nr_rows * sizeof(*t.rows);
 	} else if (errno == EEXIST) {
@@ -181,6 +295,9 @@ void rec_unwind_print(struct rec *r)
 		return;			/* nothing to say, or said */
 	fprintf(r->err, "  %-24s %12" PRIu64 "  (%" PRIu64 " rows, %" PRIu64
 		" bytes", "unwind tables", u->loaded, u->rows, u->bytes);
+	if (u->other_root)
+		fprintf(r->err, "; %" PRIu64 " found in another root",
+			u->other_root);
 	if (u->exists)
 		fprintf(r->err, "; %" PRIu64 " loaded before", u->exists);
 	fprintf(r->err, ")\n");
@@ -201,6 +318,7 @@ void rec_unwind_free(struct rec *r)
 	for (; u->qhead < u->nq; u->qhead++)
 		free(u->q[u->qhead].path);
 	free(u->q);
+	free(u->roots);
 	intern_free(&u->tried);
 	memset(u, 0, sizeof(*u));
 }

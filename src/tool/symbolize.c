@@ -13,8 +13,10 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/vfs.h>
 #include <linux/magic.h>
+#include <linux/openat2.h>
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -219,25 +221,18 @@ static bool pseudo_fs(int fd)
 }
 
 /*
- * Open @path for reading only if it is a regular file (symbolic links
- * followed: libraries are reached through them) that could be an ELF
- * file, on a real file system, looking before opening: O_PATH opens
- * nothing (no device's open, no FIFO's wait, no terminal made ours), the
- * checks are made on what it found, and then that very inode is opened
- * through /proc/self/fd (O_NOCTTY, O_NONBLOCK as well). Returns the fd,
- * or -1.
+ * What open_regular() and open_regular_in() share: @pfd, an O_PATH fd,
+ * is checked (a regular file that could be an ELF file, on a real file
+ * system) and that very inode opened through /proc/self/fd (O_NOCTTY,
+ * O_NONBLOCK as well), or by @path again where there is no /proc (only
+ * with @dirfd AT_FDCWD). Closes @pfd. Returns the fd, or -1.
  */
-int open_regular(const char *path, bool untrusted)
+static int open_checked(int pfd, const char *path, int dirfd)
 {
 	struct stat st, st2;
 	char proc[32];
-	int pfd, fd;
+	int fd;
 
-	if (untrusted && !path_ok(path))
-		return -1;
-	pfd = open(path, O_PATH | O_CLOEXEC);
-	if (pfd < 0)
-		return -1;
 	if (fstat(pfd, &st) || !S_ISREG(st.st_mode) || st.st_size < 52 ||
 	    pseudo_fs(pfd)) {
 		close(pfd);
@@ -245,7 +240,7 @@ int open_regular(const char *path, bool untrusted)
 	}
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pfd);
 	fd = open(proc, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0 && errno == ENOENT)	/* no /proc: by its path again */
+	if (fd < 0 && errno == ENOENT && dirfd == AT_FDCWD)
 		fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
 	close(pfd);
 	if (fd < 0)
@@ -256,6 +251,43 @@ int open_regular(const char *path, bool untrusted)
 		return -1;
 	}
 	return fd;
+}
+
+/*
+ * Open @path for reading only if it is a regular file (symbolic links
+ * followed: libraries are reached through them) that could be an ELF
+ * file, on a real file system, looking before opening: O_PATH opens
+ * nothing (no device's open, no FIFO's wait, no terminal made ours), the
+ * checks are made on what it found, and then that very inode is opened
+ * through /proc/self/fd (O_NOCTTY, O_NONBLOCK as well). Returns the fd,
+ * or -1.
+ */
+int open_regular(const char *path, bool untrusted)
+{
+	int pfd;
+
+	if (untrusted && !path_ok(path))
+		return -1;
+	pfd = open(path, O_PATH | O_CLOEXEC);
+	if (pfd < 0)
+		return -1;
+	return open_checked(pfd, path, AT_FDCWD);
+}
+
+int open_regular_in(int root, const char *path)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_CLOEXEC,
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	};
+	long pfd;
+
+	if (!path_ok(path))
+		return -1;
+	pfd = syscall(SYS_openat2, root, path, &how, sizeof(how));
+	if (pfd < 0)
+		return -1;
+	return open_checked((int)pfd, path, root);
 }
 
 /*

@@ -88,6 +88,15 @@ void symbolizer_free(struct symbolizer *s);
 int open_regular(const char *path, bool untrusted);
 
 /*
+ * open_regular() of @path (from a capture: untrusted) as seen from the
+ * directory @root taken as the root directory (openat2's
+ * RESOLVE_IN_ROOT: ".." and absolute symbolic links stay below it, no
+ * /proc magic link is followed): another process's file through its
+ * /proc/PID/root. -1 where the kernel has no openat2 (before 5.6).
+ */
+int open_regular_in(int root, const char *path);
+
+/*
  * A STACKID_REC_BUILD_ID_PATH record: @path held build-id @id. Each
  * distinct path is kept once (a hash set), tried in capture order.
  */

@@ -22,6 +22,9 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
+#include <sched.h>
 
 #include "record.h"
 #include "tool/tool.h"
@@ -2089,6 +2092,103 @@ static void test_unwind(void)
 	run_free(&r);
 }
 
+/*
+ * Another root's files (a container's): a child in a mount namespace of
+ * its own has a tmpfs over DIR holding build/stackid as DIR/x, where
+ * this namespace has another file (/bin/true); the child's own child
+ * has that tmpfs as its root (chroot), where /l is an absolute symbolic
+ * link to /x, which this root does not have: both tables are found
+ * below the processes' roots, the link resolved inside its root.
+ */
+static void test_unwind_other_root(void)
+{
+	static const char *const exe = BUILD "/stackid";
+	char dir[] = BUILD "/unwind-root.XXXXXX", x[128], cmd[400], c = 'n';
+	unsigned char id[20];
+	struct record_opts o = { .duration_ns = 60000000000ULL };
+	struct run r;
+	int sync[2];
+	pid_t pid;
+
+	if (bid_of(exe, id) != 20 || !mkdtemp(dir) || pipe(sync)) {
+		tap_ok(0, "another root: mkdtemp, pipe: %s", strerror(errno));
+		return;
+	}
+	snprintf(x, sizeof(x), "%s/x", dir);
+	snprintf(cmd, sizeof(cmd), "cp /bin/true '%s'", x);
+	if (system(cmd))
+		printf("# %s failed\n", cmd);
+	pid = fork();
+	if (pid == 0) {
+		close(sync[0]);
+		setpgid(0, 0);
+		snprintf(cmd, sizeof(cmd), "cp '%s' '%s' && ln -s /x '%s/l'",
+			 exe, x, dir);
+		if (unshare(CLONE_NEWNS) ||
+		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+		    mount("none", dir, "tmpfs", 0, NULL) || system(cmd))
+			_exit(1);
+		if (fork() == 0) {
+			if (chroot(dir) || chdir("/"))
+				_exit(1);
+			if (write(sync[1], "y", 1) != 1)
+				_exit(1);
+			pause();
+			_exit(0);
+		}
+		close(sync[1]);
+		pause();
+		_exit(0);
+	}
+	close(sync[1]);
+	if (pid < 0 || read(sync[0], &c, 1) != 1 || c != 'y') {
+		tap_ok(1, "another root: # SKIP no mount namespace of its own "
+		       "for a child (not root?)");
+		goto out;
+	}
+	fake_reset();
+	cg_path(&fk.live, id, 20, x);
+	cg_path(&fk.live, (const unsigned char *)"\1\2\3\4", 4, "/l");
+	cg_path(&fk.live, (const unsigned char *)"\1\2\3\5", 4,
+		"/nonexistent-anywhere");
+	fk.sigint_at = 20;
+	run(&o, &r);
+	tap_ok(r.status == 0 && fk.unwind_calls == 1 &&
+	       !memcmp(fk.unwind_id, id, 20) &&
+	       strstr(r.err, "; 1 found in another root)") &&
+	       strstr(r.err, "(no file 1, build-id mismatch 1,"),
+	       "record: a path that is another file here is found below "
+	       "another mount namespace's root; one of another build-id "
+	       "there and one nowhere are not '%.*s'",
+	       LINE(strstr(r.err, "  unwind") ? strstr(r.err, "  unwind") :
+		    r.err));
+	run_free(&r);
+
+	fake_reset();
+	cg_path(&fk.live, id, 20, "/l");
+	fk.sigint_at = 20;
+	run(&o, &r);
+	tap_ok(r.status == 0 && fk.unwind_calls == 1 &&
+	       !memcmp(fk.unwind_id, id, 20) &&
+	       strstr(r.err, "; 1 found in another root)") &&
+	       !strstr(r.err, "not loaded"),
+	       "record: a path found below a chroot's root, its absolute "
+	       "symbolic link resolved there '%.*s'",
+	       LINE(strstr(r.err, "  unwind") ? strstr(r.err, "  unwind") :
+		    r.err));
+	run_free(&r);
+out:
+	close(sync[0]);
+	if (pid > 0) {
+		kill(-pid, SIGKILL);
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd))
+		printf("# %s failed\n", cmd);
+}
+
 int main(void)
 {
 	int fd = mkstemp(capfile);
@@ -2111,6 +2211,7 @@ int main(void)
 	test_rotate_error();
 	test_capdir();
 	test_unwind();
+	test_unwind_other_root();
 	unlink(capfile);
 	fake_reset();
 	return tap_done();

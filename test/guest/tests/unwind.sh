@@ -20,7 +20,11 @@
 #    landing pad, where no unwinder by CFI finds its callers;
 #  - python3 -S running a pure-Python loop: >= 95 % reach Py_BytesMain
 #    and _start;
-#  - frames_table counted, and the accounting identity.
+#  - frames_table counted, and the accounting identity;
+#  - the 32-bit chain runs as a container's program would: in a mount
+#    namespace of its own, from a tmpfs at /tmp/ns, where the recorder's
+#    namespace has another file by that name (a copy of the 64-bit one):
+#    its table is found below its root (/proc/PID/root), and only its.
 # The samples before the first one that passes are the warm-up (the
 # tables come one file at a time, as the walk reaches each file): not
 # judged, and at most three quarters of the samples (the recording is
@@ -34,7 +38,10 @@ E=/stackid/expect
 pids=
 spawn /stackid/nofp_chain64
 c64=$pid
-spawn /stackid/nofp_chain32
+mkdir -p /tmp/ns
+cp /stackid/nofp_chain64 /tmp/ns/nofp_chain32
+spawn unshare -m sh -c 'mount -t tmpfs ns /tmp/ns &&
+	cp /stackid/nofp_chain32 /tmp/ns/ && exec /tmp/ns/nofp_chain32'
 c32=$pid
 /stackid/nofp_bench64 chain 1000000000 >/dev/null &
 b64=$!
@@ -99,6 +106,9 @@ grep -E '^ *(samples|delivered|frames_valid|frames_table|frames_signal|stop_|acc
 check "accounting: samples == delivered + dropped" \
 	grep -q '^ *accounting *ok ' /tmp/uw.err
 ft=$(sed -n 's/^ *frames_table *\([0-9]*\).*/\1/p' /tmp/uw.err)
+ut=$(grep '^ *unwind tables ' /tmp/uw.err)
+echo "$ut" | grep -q '; 1 found in another root[;)]'
+check "the 32-bit chain's table found below its mount namespace's root, and no other: $(echo $ut)" test $? = 0
 $S hows /tmp/uw.cap >/tmp/uw.hows
 sed 's/^/# capture: /' /tmp/uw.hows
 ct=$(sed -n 's/^how table //p' /tmp/uw.hows)
