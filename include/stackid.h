@@ -179,11 +179,15 @@ enum stackid_frame_how {
  * END: a zero frame pointer or return address, or a table's outermost
  * frame (_start, a thread's start). BAD_FP: the frame's code has no
  * table, and its bp is not a frame pointer (not above sp, misaligned,
- * not user space): code built without frame pointers whose file has no
- * table (yet), or JIT or anonymous code. NO_ROW: the file's table does
- * not cover the address (code without CFI) and bp is no frame pointer
- * either. BAD_CFA: a row gave a caller below or at this frame, or a
- * return address outside user space.
+ * not user space, or the return address it holds is in no executable
+ * mapping: that frame is left out): code built without frame pointers
+ * whose file has no table (yet), or JIT or anonymous code. NO_ROW: the
+ * file's table does not cover the address (code without CFI) and bp is
+ * no frame pointer either. BAD_CFA: a row gave a caller below or at
+ * this frame, or a return address outside user space or in no
+ * executable mapping (left out). Where the walk looks frames up (in the
+ * sampling handler; in the task's context only while tables are
+ * loaded), every frame after the first is in an executable mapping.
  */
 enum stackid_stop {
 	STACKID_STOP_NONE = 0,		/* no user walk (kthread), ABI < 2.2 */

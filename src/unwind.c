@@ -301,6 +301,24 @@ found:
 }
 
 /*
+ * Whether a frame at @ip can be code: @vma, the VMA its lookup found
+ * (that of ip - 1 for a return address: the call), is executable; or
+ * the return address @ip is the very start of an executable mapping,
+ * as the uretprobe trampoline that replaced a probed function's return
+ * address is ("[uprobes]"; resolve.c gives the frame back its caller).
+ */
+static bool stackid_uw_code(struct mm_struct *mm, struct vm_area_struct *vma,
+			    u64 ip, bool exact)
+{
+	if (vma && (vma->vm_flags & VM_EXEC))
+		return true;
+	if (exact)
+		return false;
+	vma = stackid_vma_lookup(mm, ip);
+	return vma && (vma->vm_flags & VM_EXEC) && ip == vma->vm_start;
+}
+
+/*
  * One frame-pointer step from @r: the frame record [saved bp][return
  * address] at bp, which must lie above sp, 8-aligned and in user space.
  */
@@ -416,6 +434,19 @@ unsigned int stackid_unwind(struct stackid_cpu *c, struct mm_struct *mm,
 			row = stackid_uw_lookup(c, mm, exact ? r.ip : r.ip - 1,
 						hint, &places, &vma, &bid,
 						missed);
+			/*
+			 * A caller's frame whose code is in no executable
+			 * mapping is none: a frame pointer that was not one
+			 * (code without them), a row's rule gone wrong. It
+			 * and all it would lead to are left out.
+			 */
+			if (n > 1 && !stackid_uw_code(mm, vma, r.ip, exact)) {
+				n--;
+				why = hows[n] == STACKID_HOW_FP ?
+				      STACKID_STOP_BAD_FP :
+				      STACKID_STOP_BAD_CFA;
+				break;
+			}
 		}
 		if (vmas)
 			vmas[n - 1] = vma;
