@@ -82,9 +82,10 @@ static const char usage[] =
 "Refused connections, timeouts, 429 and 5xx answers are retried, then\n"
 "spooled; other answers (4xx) are counted as rejected and dropped. Each\n"
 "spooled profile is sent on its own: one the server cannot take yet\n"
-"stays, and the next is tried. SIGINT and SIGTERM end waits and\n"
-"transfers within a second; what was not sent is spooled. Counts go to\n"
-"stderr at the end.\n"
+"stays, and the next is tried. SIGINT and SIGTERM end waits,\n"
+"transfers and the reading of a capture within a second; what was not\n"
+"sent is spooled, and a capture cut short is pushed again by the next\n"
+"run (--dir). Counts go to stderr at the end.\n"
 "\n"
 "Exit status: 0 every profile sent or spooled, 1 usage, 2 a profile\n"
 "rejected or dropped, or a system error, 3 a bad capture (with\n"
@@ -309,6 +310,8 @@ static int push_dir(struct pusher *p, const char *dir)
 	for (i = 0; i < n && !stop; i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
 		r = pusher_capture(p, path);
+		if (r == PUSH_STOPPED)
+			break;	/* not pushed: the next run does */
 		if (r && !ret)
 			ret = r;
 		/* a bad or refused capture would stop us forever: go past */
@@ -383,7 +386,7 @@ int cmd_push(int argc, char **argv)
 	bool follow = false;
 	char *end;
 	long v;
-	int ch, ret = 0, i;
+	int ch, ret = 0, i, r;
 
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "u:N:l:L:C:s:S:r:b:t:nD:fi:h", opts,
@@ -529,8 +532,11 @@ int cmd_push(int argc, char **argv)
 	/* only the spool: send what an earlier run could not */
 	if (optind == argc && !dir)
 		pusher_flush(p);
-	for (i = optind; i < argc && !stop; i++)
-		ret = worse(ret, pusher_capture(p, argv[i]));
+	for (i = optind; i < argc && !stop; i++) {
+		r = pusher_capture(p, argv[i]);
+		/* stopped while it was read: neither sent nor spooled */
+		ret = worse(ret, r == PUSH_STOPPED ? EXIT_SYSTEM : r);
+	}
 	while (dir && !stop) {
 		/* --follow too: a bad capture is in the exit status */
 		ret = worse(ret, push_dir(p, dir));

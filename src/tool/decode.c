@@ -282,6 +282,11 @@ int report_next_sample(struct report *rp, struct rsample *out)
 	int ret;
 
 	while ((ret = capture_next(rp->c, &rec, &off)) > 0) {
+		if (rp->o->stop && *rp->o->stop) {
+			snprintf(rp->c->err, sizeof(rp->c->err),
+				 "stopped by a signal");
+			return -EXIT_SYSTEM;
+		}
 		h = rec;
 		switch (h->type) {
 		case STACKID_REC_SAMPLE:

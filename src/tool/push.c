@@ -28,8 +28,10 @@
  * the server refuses. It never grows beyond spool_max bytes: the oldest
  * entries are dropped, and counted, to make room.
  *
- * SIGINT and SIGTERM (opts.stop) end a wait and a transfer within about
- * a second; what was not sent is spooled.
+ * SIGINT and SIGTERM (opts.stop) end a wait, a transfer and the reading
+ * of a capture within about a second; what was not sent is spooled. A
+ * capture is read whole before any of its parts is handed out, so one
+ * cut short was neither sent nor spooled (PUSH_STOPPED).
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -523,6 +525,7 @@ struct capture_push {
 	const char *path;
 	bool down;		/* a part could not go: spool the rest */
 	bool unreachable;	/* no answer from the server at all */
+	bool handed;		/* a part was sent or spooled */
 	int ret;
 };
 
@@ -533,6 +536,8 @@ static int push_part(void *arg, uint64_t from, uint64_t until, uint32_t hz,
 	struct pusher *p = cp->p;
 	char *q = query(p, from, until, hz);
 	enum answer a;
+
+	cp->handed = true;
 
 	if (cp->down) {
 		/* an earlier step could not go: this one would not either */
@@ -577,6 +582,7 @@ int pusher_capture(struct pusher *p, const char *path)
 	ro.format = FORMAT_PPROF;
 	ro.info = &info;
 	ro.push = &pp;
+	ro.stop = p->o.stop;
 	ret = capture_open(c, path);
 	if (ret) {
 		fprintf(p->err, "stackid: %s: %s\n", path, c->err);
@@ -588,6 +594,9 @@ int pusher_capture(struct pusher *p, const char *path)
 	}
 	capture_close(c);
 	free(c);
+	/* stopped before its parts went out: pushed again next time */
+	if (ret && stopped(p) && !cp.handed)
+		return PUSH_STOPPED;
 	if (ret) {
 		p->st.failed++;
 		return ret;

@@ -43,8 +43,11 @@ struct pusher *pusher_new(const struct push_opts *o, FILE *err);
 /*
  * Push one capture (one profile per step of it): 0 when each was sent or
  * spooled, EXIT_DATA for a bad capture, EXIT_SYSTEM when the server
- * refused one or one could not be spooled.
+ * refused one or one could not be spooled; PUSH_STOPPED when a signal
+ * (opts.stop) came while the capture was read: none of it was sent or
+ * spooled, it is to be pushed again.
  */
+#define PUSH_STOPPED	(-1)
 int pusher_capture(struct pusher *p, const char *path);
 /*
  * Send what the spool holds, oldest first; each item on its own: one the

@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <signal.h>
 #include <stdio.h>
 
 #include "capture.h"
@@ -67,6 +68,12 @@ struct report_opts {
 				 * (normalized: "/", "/a/b"); NULL: all */
 	bool by_cgroup;		/* folded, svg: the cgroup as the first frame */
 	bool no_kthreads;	/* leave out kernel threads' samples */
+	/*
+	 * Non-NULL: once *stop is set (by a signal handler), no further
+	 * record is read and the report fails with "stopped by a signal"
+	 * (`stackid push`: nothing of that capture was handed out yet).
+	 */
+	const volatile sig_atomic_t *stop;
 };
 
 /*

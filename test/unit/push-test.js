@@ -352,6 +352,40 @@ async function main() {
 		"0.2"], { term: 1500 });
 	ok(r.code === 3 && /1 sent,.*1 bad captures/.test(r.err),
 		`--follow with a bad capture: exit ${r.code} (3)`);
+
+	// 16. --dir --follow, SIGTERM while a capture is read (600,000
+	// distinct stacks: seconds to read, the signal after 300 ms): out
+	// before any of it is sent or spooled, the capture not marked
+	// pushed; the next run pushes it whole. (Before: read to its end,
+	// every part spooled, marked pushed; a real system's service took
+	// longer than systemd's 90 s stop timeout so, and was killed.)
+	mode = "ok";
+	const d5 = path.join(tmp, "caps5");
+	fs.mkdirSync(d5, { mode: 0o700 });
+	const big = path.join(d5, "stackid-20260101T000000.000000Z.cap");
+	execFileSync(path.join(build, "mkcapture"),
+		["bench", big, "600000", "11", "0"]);
+	let before = log.length;
+	r = await run(["--url", url, "--dir", d5, "--follow", "--interval",
+		"0.2", "--no-symbols"], { term: 300 });
+	const state5 = path.join(d5, ".stackid-pushed");
+	const sp5 = path.join(d5, ".spool");
+	const left5 = fs.existsSync(sp5) ? fs.readdirSync(sp5).length : 0;
+	ok(r.code === 0 && log.length === before && left5 === 0 &&
+		!fs.existsSync(state5) && /0 sent,.* 0 spooled/.test(r.err) &&
+		/stopped by a signal/.test(r.err),
+		`SIGTERM while a capture is read: exit ${r.code} after ` +
+		`${r.ms} ms, ${log.length - before} requests, ${left5} ` +
+		`spooled, ${fs.existsSync(state5) ? "marked" : "not marked"} ` +
+		"pushed");
+	before = log.length;
+	r = await run(["--url", url, "--dir", d5, "--no-symbols"]);
+	ok(r.code === 0 && log.length > before &&
+		fs.existsSync(state5) &&
+		fs.readFileSync(state5).toString() === path.basename(big) + "\n",
+		`and the next run pushes it: exit ${r.code}, ` +
+		`${log.length - before} requests`);
+	fs.rmSync(big, { force: true });
 }
 
 main().catch((e) => ok(false, e.stack)).finally(() => {
