@@ -329,8 +329,10 @@ case $stage in
 		/etc/systemd/system/*/stackid*.service /etc/default/stackid \
 		/var/lib/stackid /usr/bin/stackid 2>/dev/null)
 	check $([ -z "$left" ]; echo $?) "module, DKMS tree, sources, units, configuration and state are gone${left:+: left }$(echo $left)"
-	n=$(systemctl list-units --all --no-legend 'stackid*' | wc -l)
+	u=$(systemctl list-units --all --no-legend 'stackid*')
+	n=$(echo "$u" | grep -c .)
 	check $([ "$n" = 0 ]; echo $?) "systemd knows no stackid unit any more ($n)"
+	echo "$u" | grep . | sed 's/^/# unit left: /'
 	echo done >$state/stage
 	say "boot 3 took $(since $t0) s"
 	echo "# next: done"
