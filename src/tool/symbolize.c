@@ -224,10 +224,10 @@ static bool pseudo_fs(int fd)
  * What open_regular() and open_regular_in() share: @pfd, an O_PATH fd,
  * is checked (a regular file that could be an ELF file, on a real file
  * system) and that very inode opened through /proc/self/fd (O_NOCTTY,
- * O_NONBLOCK as well), or by @path again where there is no /proc (only
- * with @dirfd AT_FDCWD). Closes @pfd. Returns the fd, or -1.
+ * O_NONBLOCK as well), or by @path again where there is no /proc (NULL:
+ * not so). Closes @pfd. Returns the fd, or -1.
  */
-static int open_checked(int pfd, const char *path, int dirfd)
+static int open_checked(int pfd, const char *path)
 {
 	struct stat st, st2;
 	char proc[32];
@@ -240,7 +240,7 @@ static int open_checked(int pfd, const char *path, int dirfd)
 	}
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pfd);
 	fd = open(proc, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0 && errno == ENOENT && dirfd == AT_FDCWD)
+	if (fd < 0 && errno == ENOENT && path)
 		fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
 	close(pfd);
 	if (fd < 0)
@@ -271,7 +271,7 @@ int open_regular(const char *path, bool untrusted)
 	pfd = open(path, O_PATH | O_CLOEXEC);
 	if (pfd < 0)
 		return -1;
-	return open_checked(pfd, path, AT_FDCWD);
+	return open_checked(pfd, path);
 }
 
 int open_regular_in(int root, const char *path)
@@ -287,7 +287,7 @@ int open_regular_in(int root, const char *path)
 	pfd = syscall(SYS_openat2, root, path, &how, sizeof(how));
 	if (pfd < 0)
 		return -1;
-	return open_checked((int)pfd, path, root);
+	return open_checked((int)pfd, NULL);
 }
 
 /*

@@ -64,10 +64,15 @@ two_new_caps() { [ "$(new_caps | wc -l)" -ge 2 ]; }
 # or captures: the guest's clock is not the host's (a capture of 5 s
 # held 21 to 113 of these samples, and once 25 of them after the
 # guest's clock had jumped by 2,200 s, its first capture ending in
-# libc too).
+# libc too). Each capture is closed, so it is reported once
+# ($state/walks), however often this is asked.
 qsort_walks() {
+	mkdir -p $state/walks
 	new_caps | while read -r f; do
-		stackid report -i "$f" 2>/dev/null
+		t=$state/walks/${f##*/}.txt
+		[ -e "$t" ] || { stackid report -i "$f" >"$t.tmp" 2>/dev/null
+			mv "$t.tmp" "$t"; }
+		cat "$t"
 	done | awk '
 	function judge(  i, k, w, l) {
 		if (comm != "nofp_qsort" || nf < 1 || fr[0] != "cmp")
