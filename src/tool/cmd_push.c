@@ -549,9 +549,10 @@ int cmd_push(int argc, char **argv)
 	fprintf(stderr, "stackid: push: %" PRIu64 " sent, %" PRIu64 " sent "
 		"from the spool, %" PRIu64 " retries, %" PRIu64 " spooled, %"
 		PRIu64 " dropped, %" PRIu64 " rejected, %" PRIu64 " bad "
-		"captures, %" PRIu64 " left in the spool%s\n", st->sent,
+		"captures, %" PRIu64 " left in the spool; %" PRIu64
+		" build-ids read for symbols%s\n", st->sent,
 		st->from_spool, st->retries, st->spooled, st->dropped,
-		st->rejected, st->failed, st->left,
+		st->rejected, st->failed, st->left, st->symbol_reads,
 		stop ? " (stopped by a signal)" : "");
 	if (st->dropped || st->rejected)
 		ret = worse(ret, EXIT_SYSTEM);

@@ -43,11 +43,13 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include <curl/curl.h>
 
 #include "push.h"
+#include "symbolize.h"
 #include "tool.h"
 #include "util.h"
 
@@ -72,6 +74,10 @@ struct pusher {
 	int spool_fd;		/* the spool directory; -1: none */
 	char errbuf[CURL_ERROR_SIZE];
 	struct strbuf reply;	/* the start of the server's answer */
+	struct symbolizer *sym;	/* kept across captures; NULL: none yet */
+	uint64_t sym_born;	/* when it was made (now_ns()) */
+	uint64_t sym_loads;	/* build-ids read by the ones freed */
+	uint64_t sym_bids_max;	/* a new one past this many build-ids */
 };
 
 static bool stopped(const struct pusher *p)
@@ -563,6 +569,45 @@ static int push_part(void *arg, uint64_t from, uint64_t until, uint32_t hz,
 	return 0;
 }
 
+/*
+ * The symbolizer for the next capture: the one kept from the last, so
+ * that the files behind the build-ids that come back capture after
+ * capture (a service's libraries) are read once, not once a capture.
+ * Made anew when it is SYM_KEEP_NS old (a debuginfod server it found
+ * down is asked again; the files of build-ids no longer seen are let
+ * go, those deleted since included), or when it knows SYM_BIDS_MAX
+ * build-ids (each found one keeps its file open: a quarter of the open
+ * files allowed at most) or SYM_HITS_MAX addresses (its memory).
+ */
+#define SYM_KEEP_NS	(600ULL * 1000000000)
+#define SYM_BIDS_MAX	512
+#define SYM_HITS_MAX	200000
+#define SYM_NOFILE	4096
+
+static struct symbolizer *pusher_sym(struct pusher *p)
+{
+	struct symbolizer_opts so = {
+		.debug_dir = p->o.ro.debug_dir,
+		.debuginfod = p->o.ro.debuginfod,
+		.lines = p->o.ro.lines,
+		.no_demangle = p->o.ro.no_demangle,
+		.err = p->err,
+	};
+	uint64_t loads, bids, hits, now = now_ns();
+
+	if (p->sym) {
+		symbolizer_counts(p->sym, &loads, &bids, &hits);
+		if (now - p->sym_born < SYM_KEEP_NS &&
+		    bids <= p->sym_bids_max && hits <= SYM_HITS_MAX)
+			return p->sym;
+		p->sym_loads += loads;
+		symbolizer_free(p->sym);
+	}
+	p->sym = symbolizer_new(&so);
+	p->sym_born = now;
+	return p->sym;
+}
+
 int pusher_capture(struct pusher *p, const char *path)
 {
 	struct report_info info = { 0 };
@@ -583,6 +628,8 @@ int pusher_capture(struct pusher *p, const char *path)
 	ro.info = &info;
 	ro.push = &pp;
 	ro.stop = p->o.stop;
+	if (ro.symbols)
+		ro.sym = pusher_sym(p);
 	ret = capture_open(c, path);
 	if (ret) {
 		fprintf(p->err, "stackid: %s: %s\n", path, c->err);
@@ -645,6 +692,7 @@ fail:
 struct pusher *pusher_new(const struct push_opts *o, FILE *err)
 {
 	struct pusher *p = xcalloc(1, sizeof(*p));
+	struct rlimit rl;
 	struct dirent *e;
 	unsigned int n, i;
 	uint64_t bytes;
@@ -655,6 +703,23 @@ struct pusher *pusher_new(const struct push_opts *o, FILE *err)
 	p->o = *o;
 	p->err = err;
 	p->spool_fd = -1;
+	/*
+	 * The kept symbolizer holds a file open per build-id it found: the
+	 * soft limit on open files (1024 for a service) is raised to
+	 * SYM_NOFILE where the hard one allows, and it is kept to a
+	 * quarter of that.
+	 */
+	p->sym_bids_max = SYM_BIDS_MAX;
+	if (!getrlimit(RLIMIT_NOFILE, &rl)) {
+		if (rl.rlim_cur < SYM_NOFILE && rl.rlim_max > rl.rlim_cur) {
+			rl.rlim_cur = rl.rlim_max < SYM_NOFILE ?
+				      rl.rlim_max : SYM_NOFILE;
+			if (setrlimit(RLIMIT_NOFILE, &rl))
+				getrlimit(RLIMIT_NOFILE, &rl);
+		}
+		if (rl.rlim_cur / 4 < p->sym_bids_max)
+			p->sym_bids_max = rl.rlim_cur / 4;
+	}
 	if (o->spool && spool_open(p, o->spool) < 0) {
 		free(p);
 		return NULL;
@@ -721,8 +786,13 @@ const struct push_stats *pusher_stats(struct pusher *p)
 	unsigned int n;
 	char **names = spool_list(p, &n, &bytes);
 
+	uint64_t loads = 0, bids, hits;
+
 	free_list(names, n);
 	p->st.left = n;
+	if (p->sym)
+		symbolizer_counts(p->sym, &loads, &bids, &hits);
+	p->st.symbol_reads = p->sym_loads + loads;
 	return &p->st;
 }
 
@@ -734,6 +804,7 @@ void pusher_free(struct pusher *p)
 	curl_easy_cleanup(p->curl);
 	curl_global_cleanup();
 	sb_free(&p->reply);
+	symbolizer_free(p->sym);
 	if (p->spool_fd >= 0)
 		close(p->spool_fd);
 	free(p);

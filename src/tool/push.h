@@ -34,6 +34,7 @@ struct push_opts {
 struct push_stats {
 	uint64_t sent, from_spool, retries, spooled, dropped, rejected,
 		 failed, left;
+	uint64_t symbol_reads;	/* build-ids looked up in files */
 };
 
 struct pusher;

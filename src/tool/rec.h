@@ -139,14 +139,6 @@ struct rec {
 	struct rec_unwind uw;
 };
 
-static inline uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 static inline uint64_t realtime_ns(void)
 {
 	struct timespec ts;

@@ -61,7 +61,7 @@ int report_run(struct capture *c, const struct report_opts *o, FILE *out,
 	int ret = 0;
 
 	if (o->symbols)
-		rp.sym = rp.r.sym = symbolizer_new(&so);
+		rp.sym = rp.r.sym = o->sym ? o->sym : symbolizer_new(&so);
 	if (o->format == FORMAT_TEXT || o->cgroup)
 		ret = collect_paths(&rp);
 	if (!ret)
@@ -72,7 +72,8 @@ int report_run(struct capture *c, const struct report_opts *o, FILE *out,
 		o->info->freq_hz = rp.meta.freq_hz;
 		o->info->samples = rp.meta.samples;
 	}
-	symbolizer_free(rp.sym);
+	if (!o->sym)
+		symbolizer_free(rp.sym);
 	path_table_free(&rp.paths);
 	bidtab_free(&rp.bids);
 	intern_free(&rp.bid_nums);

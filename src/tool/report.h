@@ -54,6 +54,8 @@ struct pprof_push {
 	void *arg;
 };
 
+struct symbolizer;
+
 struct report_opts {
 	enum report_format format;
 	const struct pprof_push *push;	/* pprof for `stackid push` */
@@ -74,6 +76,12 @@ struct report_opts {
 	 * (`stackid push`: nothing of that capture was handed out yet).
 	 */
 	const volatile sig_atomic_t *stop;
+	/*
+	 * Non-NULL, with symbols: the symbolizer to use, the caller's to
+	 * keep and free (`stackid push` keeps one across captures, so that
+	 * each file is read once, not once a capture); NULL: a new one.
+	 */
+	struct symbolizer *sym;
 };
 
 /*

@@ -84,6 +84,8 @@ struct symbolizer {
 	Dwfl_Callbacks callbacks;
 	struct intern strs;	/* demangled and cleaned names */
 	struct intern seen;	/* build-id length, build-id, path: added */
+	uint64_t loads;		/* build-ids looked up in files */
+	uint64_t hits;		/* addresses looked up */
 };
 
 struct symbolizer *symbolizer_new(const struct symbolizer_opts *o)
@@ -157,6 +159,9 @@ static void add_path(struct bid *b, const char *path, size_t len)
 	b->paths[b->npaths] = xmalloc(len + 1);
 	memcpy(b->paths[b->npaths], path, len);
 	b->paths[b->npaths++][len] = 0;
+	/* a symbolizer kept across captures: a new path may have the file */
+	if (b->loaded && !b->mod)
+		b->loaded = false;
 	if (!b->base) {
 		struct strbuf sb = { 0 };
 
@@ -551,6 +556,7 @@ static void load(struct bid *b)
 	int fd = -1;
 
 	b->loaded = true;
+	b->s->loads++;
 	for (i = 0; i < b->npaths && fd < 0; i++)
 		fd = open_match(b, b->paths[i], true, true);
 	if (fd >= 0)
@@ -784,6 +790,7 @@ void symbolize(struct symbolizer *s, const unsigned char *id,
 		h->off = off;
 		h->ret = ret;
 		b->nhits++;
+		s->hits++;
 		lookup(b, off, ret, h);
 	}
 	out->func = h->func;
@@ -793,6 +800,14 @@ void symbolize(struct symbolizer *s, const unsigned char *id,
 	out->line = h->line;
 	out->ninline = h->ninl;
 	out->inl = h->inl;
+}
+
+void symbolizer_counts(const struct symbolizer *s, uint64_t *loads,
+		       uint64_t *bids, uint64_t *hits)
+{
+	*loads = s->loads;
+	*bids = s->ids.n;
+	*hits = s->hits;
 }
 
 void symbolizer_free(struct symbolizer *s)

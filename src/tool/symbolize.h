@@ -77,6 +77,15 @@ struct symbolizer *symbolizer_new(const struct symbolizer_opts *o);
 void symbolizer_free(struct symbolizer *s);
 
 /*
+ * What @s holds and did, for one kept across captures (`stackid push`):
+ * *@loads, how many times a build-id was looked up in files (once each,
+ * again only after a path is added for one not found); *@bids, the
+ * build-ids it knows; *@hits, the addresses it looked up and keeps.
+ */
+void symbolizer_counts(const struct symbolizer *s, uint64_t *loads,
+		       uint64_t *bids, uint64_t *hits);
+
+/*
  * Open @path read-only if it is a regular file that could hold an ELF
  * file (at least 52 bytes, not on procfs, sysfs, debugfs and the like),
  * checked before it is opened: nothing else is ever opened, not even for

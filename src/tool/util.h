@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
@@ -100,5 +101,14 @@ static inline size_t intern_len(const struct intern *t, unsigned int i)
 	return t->ent[i].len;
 }
 void intern_free(struct intern *t);
+
+/* CLOCK_MONOTONIC in ns */
+static inline uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
 
 #endif /* STACKID_TOOL_UTIL_H */

@@ -386,6 +386,30 @@ async function main() {
 		`and the next run pushes it: exit ${r.code}, ` +
 		`${log.length - before} requests`);
 	fs.rmSync(big, { force: true });
+
+	// 17. --dir: the files behind the captures' build-ids are read once
+	// for all the captures, not once each (the symbolizer is kept from
+	// one capture to the next: a real system's service re-read every
+	// library for every capture)
+	const d6 = path.join(tmp, "caps6");
+	fs.mkdirSync(d6, { mode: 0o700 });
+	r = await run(["--url", url, chain]);
+	const reads = (e) => {
+		const m = / (\d+) build-ids read for symbols/.exec(e);
+		return m ? Number(m[1]) : -1;
+	};
+	const once = reads(r.err);
+	for (let i = 0; i < 5; i++)
+		fs.copyFileSync(chain, path.join(d6,
+			`stackid-20260101T00000${i}.000000Z.cap`));
+	before = log.length;
+	r = await run(["--url", url, "--dir", d6]);
+	const five = reads(r.err);
+	ok(r.code === 0 && log.length - before === 5 && once > 0 &&
+		five === once && log.slice(before).every((x) =>
+			/lib_spin/.test(pprofRaw(x.body))),
+		`five captures of the same files: ${five} build-ids read for ` +
+		`symbols, as for one (${once}); all five named`);
 }
 
 main().catch((e) => ok(false, e.stack)).finally(() => {

@@ -27,6 +27,7 @@
 
 #include "tool/tool.h"
 #include "tool/report.h"
+#include "tool/symbolize.h"
 #include "report/capgen.h"
 #include "tap.h"
 
@@ -131,6 +132,7 @@ static void chain(const struct fixture *fx, struct cg_frame *f)
 
 /* Options of the next run()s. */
 static bool opt_lines, opt_no_demangle;
+static struct symbolizer *opt_sym;	/* run(): kept across reports */
 
 static int run(const struct capgen *g, enum report_format fmt, bool offsets,
 	       const char *debug_dir, char **out)
@@ -142,6 +144,7 @@ static int run(const struct capgen *g, enum report_format fmt, bool offsets,
 		.debug_dir = debug_dir,
 		.lines = opt_lines,
 		.no_demangle = opt_no_demangle,
+		.sym = opt_sym,
 	};
 	struct capture *c = malloc(sizeof(*c));
 	char *ebuf = NULL;
@@ -665,6 +668,69 @@ out:
 	rmdir(dir);
 }
 
+/*
+ * A symbolizer kept across captures (`stackid push`): each build-id's
+ * file is read once, whatever the number of reports; one not found is
+ * looked up again when a later capture gives it another path, and only
+ * then.
+ */
+static void test_kept(const struct fixture *so)
+{
+	struct symbolizer_opts sopts = { .err = stdout };
+	uint64_t bids, hits, l1, l2, l3;
+	struct cg_frame f[3];
+	struct capgen g = { 0 }, g2 = { 0 };
+	char *out = NULL, want[512];
+	int r, good = 0, i;
+
+	if (!so->ok)
+		return;
+	opt_sym = symbolizer_new(&sopts);
+	/* first only a path where the file is not */
+	cg_header(&g, STACKID_ABI_VERSION, 0);
+	cg_path(&g, so->id, so->idlen, "/nonexistent/libsymfix.so");
+	chain(so, f);
+	cg_sample(&g, 1, 0, 1, 1, "kept", STACKID_SF_USER, 3, f);
+	r = run(&g, FORMAT_FOLDED, false, NULL, &out);
+	symbolizer_counts(opt_sym, &l1, &bids, &hits);
+	snprintf(want, sizeof(want), "kept;[libsymfix.so]+0x%" PRIx64
+		 ";[libsymfix.so]+0x%" PRIx64 ";[libsymfix.so]+0x%" PRIx64
+		 " 1\n", f[2].addr, f[1].addr, f[0].addr);
+	diff(r, out, want);
+	tap_ok(r == 0 && !strcmp(out, want) && l1 == 1,
+	       "kept symbolizer: a build-id whose path holds no file is "
+	       "not named (looked up %" PRIu64 " time)", l1);
+	free(out);
+	/* the same capture again: not looked up again */
+	r = run(&g, FORMAT_FOLDED, false, NULL, &out);
+	symbolizer_counts(opt_sym, &l2, &bids, &hits);
+	tap_ok(r == 0 && !strcmp(out, want) && l2 == 1,
+	       "kept symbolizer: the same capture again, no new path: not "
+	       "looked up again (%" PRIu64 " in all)", l2);
+	free(out);
+	/* a later capture gives the real path: found, then kept */
+	cg_header(&g2, STACKID_ABI_VERSION, 0);
+	cg_path(&g2, so->id, so->idlen, so->path);
+	cg_sample(&g2, 1, 0, 1, 1, "kept", STACKID_SF_USER, 3, f);
+	snprintf(want, sizeof(want), "kept;" NAMES " 1\n");
+	for (i = 0; i < 5; i++) {
+		r = run(&g2, FORMAT_FOLDED, false, NULL, &out);
+		diff(r, out, want);
+		good += r == 0 && !strcmp(out, want);
+		free(out);
+	}
+	symbolizer_counts(opt_sym, &l3, &bids, &hits);
+	tap_ok(good == 5 && l3 == 2 && bids == 1 && hits == 3,
+	       "kept symbolizer: a new path for it is tried, and five "
+	       "reports of it read its file once (%d named, %" PRIu64
+	       " look-ups, %" PRIu64 " build-id, %" PRIu64 " addresses)",
+	       good, l3, bids, hits);
+	symbolizer_free(opt_sym);
+	opt_sym = NULL;
+	cg_free(&g);
+	cg_free(&g2);
+}
+
 int main(void)
 {
 	struct fixture so, so32, exe, hid, dbg, lnk;
@@ -690,5 +756,6 @@ int main(void)
 	test_lines(&so);
 	test_cxx();
 	test_hostile_paths(&so);
+	test_kept(&so);
 	return tap_done();
 }
