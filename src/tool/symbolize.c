@@ -377,10 +377,11 @@ static void fix_debug_segs(struct bid *b)
 
 #ifdef HAVE_DEBUGINFOD
 /*
- * Requests to debuginfod for one report at most (two per build-id at
- * most: executable, debug file): a capture of thousands of build-ids
- * must not become thousands of requests, each up to the client's
- * timeout.
+ * Requests to debuginfod for one symbolizer at most (one report; in
+ * `stackid push`, the captures of up to 10 minutes), two per build-id
+ * lookup at most (executable, debug file): a capture of thousands of
+ * build-ids must not become thousands of requests, each up to the
+ * client's timeout.
  */
 #define DEBUGINFOD_MAX_DEFAULT	256
 
