@@ -68,6 +68,8 @@ struct bid {
 	unsigned int nsegs;
 	struct hit *hits;
 	unsigned int nhits, nslots;
+	struct symindex *ix;	/* NULL: not made yet, or none */
+	bool ix_tried;
 };
 
 struct symbolizer {
@@ -708,11 +710,153 @@ static void lines(struct bid *b, uint64_t addr, struct hit *h)
 	h->line = line > 0 ? line : 0;
 }
 
+/*
+ * dwfl_module_addrinfo() compares the address with every symbol of the
+ * module, one by one: about 40 us an address in libc on this host (its
+ * 3,000 symbols), most of a report over many distinct addresses.
+ *
+ * What it answers depends on the address only through which side of
+ * each symbol's start and end, and of each allocated section's start and
+ * end, it lies on: every test it makes on the address is value <= addr
+ * or addr < value + size (the symbol's, the section's), also where it
+ * prefers a global symbol, one that covers the address, or an assembly
+ * label above every sized symbol below it. So between two consecutive
+ * such bounds it chooses the same symbol, and answers name and addr -
+ * value. The index keeps those bounds, sorted, and what the first
+ * address looked up between each two got: one call for each such span,
+ * a binary search for every other address in it. Where a module has more
+ * than SYMINDEX_MAX symbols it is not made (each address asks libdwfl).
+ */
+#define SYMINDEX_MAX	(1u << 20)
+
+struct span {
+	const char *name;	/* libdwfl's; NULL: no symbol */
+	uint64_t value;		/* the symbol's address */
+	bool known;
+};
+
+struct symindex {
+	uint64_t *bounds;	/* sorted, distinct */
+	struct span *spans;	/* [i]: from bounds[i - 1] to bounds[i] */
+	unsigned int n;
+};
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void symindex_free(struct symindex *ix)
+{
+	if (!ix)
+		return;
+	free(ix->bounds);
+	free(ix->spans);
+	free(ix);
+}
+
+static struct symindex *symindex_make(Dwfl_Module *mod)
+{
+	struct symindex *ix;
+	GElf_Addr bias = 0;
+	Elf_Scn *scn = NULL;
+	unsigned int i, k;
+	int nsyms = dwfl_module_getsymtab(mod);
+	size_t cap;
+	Elf *elf;
+
+	if (nsyms < 0 || (unsigned int)nsyms > SYMINDEX_MAX)
+		return NULL;
+	elf = dwfl_module_getelf(mod, &bias);
+	if (!elf)
+		return NULL;
+	ix = xcalloc(1, sizeof(*ix));
+	cap = 2 * (size_t)nsyms + 2;
+	ix->bounds = xreallocarray(NULL, cap, sizeof(*ix->bounds));
+	for (i = 0; i < (unsigned int)nsyms; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		GElf_Word shndx;
+		Elf *e;
+		Dwarf_Addr b;
+
+		if (!dwfl_module_getsym_info(mod, i, &sym, &addr, &shndx, &e,
+					     &b))
+			continue;
+		ix->bounds[ix->n++] = addr;
+		ix->bounds[ix->n++] = addr + sym.st_size;
+	}
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC))
+			continue;
+		if (ix->n + 2 > cap) {
+			cap *= 2;
+			ix->bounds = xreallocarray(ix->bounds, cap,
+						   sizeof(*ix->bounds));
+		}
+		ix->bounds[ix->n++] = sh.sh_addr + bias;
+		ix->bounds[ix->n++] = sh.sh_addr + bias + sh.sh_size;
+	}
+	qsort(ix->bounds, ix->n, sizeof(*ix->bounds), cmp_u64);
+	for (i = k = 0; i < ix->n; i++)
+		if (!k || ix->bounds[i] != ix->bounds[k - 1])
+			ix->bounds[k++] = ix->bounds[i];
+	ix->n = k;
+	ix->spans = xcalloc(k + 1, sizeof(*ix->spans));
+	return ix;
+}
+
+/* The span of @addr: spans[i], i the number of bounds at or below it. */
+static struct span *symindex_span(struct symindex *ix, uint64_t addr)
+{
+	unsigned int lo = 0, hi = ix->n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (ix->bounds[mid] <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return &ix->spans[lo];
+}
+
+/* dwfl_module_addrinfo()'s name for @addr and its offset in the symbol. */
+static const char *addr_name(struct bid *b, uint64_t addr, GElf_Off *symoff)
+{
+	struct span *sp = NULL;
+	const char *name;
+	GElf_Sym sym;
+
+	if (!b->ix_tried && !b->s->o.no_index) {
+		b->ix_tried = true;
+		b->ix = symindex_make(b->mod);
+	}
+	if (b->ix) {
+		sp = symindex_span(b->ix, addr);
+		if (sp->known) {
+			*symoff = addr - sp->value;
+			return sp->name;
+		}
+	}
+	name = dwfl_module_addrinfo(b->mod, addr, symoff, &sym, NULL, NULL,
+				    NULL);
+	if (sp) {
+		sp->known = true;
+		sp->name = name;
+		sp->value = addr - *symoff;
+	}
+	return name;
+}
+
 static void lookup(struct bid *b, uint64_t off, bool ret, struct hit *h)
 {
 	uint64_t vaddr, addr;
 	GElf_Off symoff;
-	GElf_Sym sym;
 	const char *name;
 
 	if (!b->mod)
@@ -724,8 +868,7 @@ static void lookup(struct bid *b, uint64_t off, bool ret, struct hit *h)
 		addr = vaddr++;
 	else
 		return;
-	name = dwfl_module_addrinfo(b->mod, addr, &symoff, &sym, NULL, NULL,
-				    NULL);
+	name = addr_name(b, addr, &symoff);
 	if (name && *name) {
 		h->func = clean(b->s, demangle(b->s, name, &h->mangled));
 		h->mangled = clean(b->s, h->mangled);
@@ -830,6 +973,7 @@ void symbolizer_free(struct symbolizer *s)
 		for (j = 0; j < b->nslots; j++)
 			free(b->hits[j].inl);
 		free(b->hits);
+		symindex_free(b->ix);
 		free(b);
 	}
 	free(s->bids);

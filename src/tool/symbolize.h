@@ -51,6 +51,7 @@ struct symbolizer_opts {
 	bool debuginfod;	/* ask debuginfod if DEBUGINFOD_URLS is set */
 	bool lines;		/* source lines and inlined functions (DWARF) */
 	bool no_demangle;	/* keep C++ names mangled */
+	bool no_index;		/* ask libdwfl for every address (tests) */
 	FILE *err;		/* where a debuginfod failure is told, once */
 };
 

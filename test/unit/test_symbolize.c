@@ -23,11 +23,15 @@
 #include <unistd.h>
 #include <errno.h>
 #include <sys/inotify.h>
+#include <dlfcn.h>
 #include <sys/stat.h>
 
 #include "tool/tool.h"
 #include "tool/report.h"
 #include "tool/symbolize.h"
+
+extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len,
+			    int *status);
 #include "report/capgen.h"
 #include "tap.h"
 
@@ -731,6 +735,119 @@ static void test_kept(const struct fixture *so)
 	cg_free(&g2);
 }
 
+/*
+ * The symbol index (symindex_make()) against libdwfl asked for every
+ * address: the same names and offsets at every @stride-th byte of each
+ * executable segment of the ELF file @path (a real library: thousands
+ * of symbols, aliases, local and weak ones, assembly labels). Returns
+ * the number of addresses that differ, or -1 if @path is not usable;
+ * *@n: the addresses compared, *@named: those named.
+ */
+static long compare_index(const char *path, unsigned int stride,
+			  unsigned long *n, unsigned long *named)
+{
+	struct symbolizer_opts oi = { .err = stdout };
+	struct symbolizer_opts od = { .err = stdout, .no_index = true };
+	struct symbolizer *si, *sd;
+	const void *id;
+	long diffs = 0;
+	ssize_t len;
+	size_t nph, i;
+	Elf *elf;
+	int fd;
+
+	*n = *named = 0;
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	len = elf ? dwelf_elf_gnu_build_id(elf, &id) : -1;
+	if (len <= 0 || len > 20 || elf_getphdrnum(elf, &nph)) {
+		elf_end(elf);
+		close(fd);
+		return -1;
+	}
+	si = symbolizer_new(&oi);
+	sd = symbolizer_new(&od);
+	symbolizer_add_path(si, id, len, path);
+	symbolizer_add_path(sd, id, len, path);
+	for (i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+		uint64_t off;
+
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD ||
+		    !(ph.p_flags & PF_X))
+			continue;
+		for (off = ph.p_offset; off < ph.p_offset + ph.p_filesz;
+		     off += stride) {
+			struct sym a, b;
+
+			symbolize(si, id, len, off, false, &a);
+			symbolize(sd, id, len, off, false, &b);
+			(*n)++;
+			*named += !!a.func;
+			if ((!a.func) != (!b.func) || a.func_off != b.func_off ||
+			    (a.func && strcmp(a.func, b.func))) {
+				if (diffs++ < 3)
+					printf("# %s+0x%" PRIx64 ": %s+0x%"
+					       PRIx64 " with the index, %s+0x%"
+					       PRIx64 " without\n", path, off,
+					       a.func ? a.func : "-",
+					       a.func_off, b.func ? b.func : "-",
+					       b.func_off);
+			}
+		}
+	}
+	symbolizer_free(si);
+	symbolizer_free(sd);
+	elf_end(elf);
+	close(fd);
+	return diffs;
+}
+
+/*
+ * Debian's libc and libstdc++ (this test's own), at every 127th byte;
+ * STACKID_SYMINDEX_FILES (paths, space-separated) and
+ * STACKID_SYMINDEX_STRIDE compare others, by hand.
+ */
+static void test_index(void)
+{
+	const char *files = getenv("STACKID_SYMINDEX_FILES");
+	const char *st = getenv("STACKID_SYMINDEX_STRIDE");
+	unsigned int stride = st ? (unsigned int)atoi(st) : 127;
+	unsigned long n, named, tn = 0, tnamed = 0, nfiles = 0;
+	char *list, *p, *save = NULL;
+	long d, diffs = 0;
+	Dl_info dl;
+
+	if (!stride)
+		stride = 1;
+	if (files) {
+		list = strdup(files);
+	} else {
+		list = calloc(1, 8192);
+		if (dladdr((void *)printf, &dl) && dl.dli_fname)
+			strcat(list, dl.dli_fname);
+		strcat(list, " ");
+		if (dladdr((void *)__cxa_demangle, &dl) && dl.dli_fname)
+			strncat(list, dl.dli_fname, 4000);
+	}
+	for (p = strtok_r(list, " ", &save); p; p = strtok_r(NULL, " ", &save)) {
+		d = compare_index(p, stride, &n, &named);
+		if (d < 0)
+			continue;
+		nfiles++;
+		diffs += d;
+		tn += n;
+		tnamed += named;
+	}
+	free(list);
+	tap_ok(nfiles >= (files ? 1 : 2) && diffs == 0 && tnamed > tn / 2,
+	       "symbol index: the same name and offset as libdwfl's own "
+	       "search at %lu addresses of %lu files (%lu named), every "
+	       "%u bytes", tn, nfiles, tnamed, stride);
+}
+
 int main(void)
 {
 	struct fixture so, so32, exe, hid, dbg, lnk;
@@ -757,5 +874,6 @@ int main(void)
 	test_cxx();
 	test_hostile_paths(&so);
 	test_kept(&so);
+	test_index();
 	return tap_done();
 }
