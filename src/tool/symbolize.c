@@ -718,11 +718,12 @@ static void lines(struct bid *b, uint64_t addr, struct hit *h)
  * What it answers depends on the address only through which side of
  * each symbol's start and end, and of each allocated section's start and
  * end, it lies on: every test it makes on the address is value <= addr
- * or addr < value + size (the symbol's, the section's), also where it
- * prefers a global symbol, one that covers the address, or an assembly
- * label above every sized symbol below it. So between two consecutive
- * such bounds it chooses the same symbol, and answers name and addr -
- * value. The index keeps those bounds, sorted, and what the first
+ * or addr < value + size (the symbol's, as resolved and as st_value
+ * plus the bias; the section's, whose end it counts as in it), also
+ * where it prefers a global symbol, one that covers the address, or an
+ * assembly label above every sized symbol below it in the same section.
+ * So between two consecutive such bounds it chooses the same symbol,
+ * and answers name and addr - value. The index keeps those bounds, sorted, and what the first
  * address looked up between each two got: one call for each such span,
  * a binary search for every other address in it. Where a module has more
  * than SYMINDEX_MAX symbols it is not made (each address asks libdwfl).
@@ -757,15 +758,45 @@ static void symindex_free(struct symindex *ix)
 	free(ix);
 }
 
+/* Room for @n more bounds. */
+static void symindex_room(struct symindex *ix, size_t *cap, size_t n)
+{
+	if (ix->n + n <= *cap)
+		return;
+	*cap = (*cap + n) * 2;
+	ix->bounds = xreallocarray(ix->bounds, *cap, sizeof(*ix->bounds));
+}
+
+/*
+ * Every section's start, end and end + 1 (libdwfl counts a section's
+ * end address as in it unless the next one starts there), allocated or
+ * not, of @elf at @bias.
+ */
+static void symindex_sections(struct symindex *ix, size_t *cap, Elf *elf,
+			      uint64_t bias)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		symindex_room(ix, cap, 3);
+		ix->bounds[ix->n++] = sh.sh_addr + bias;
+		ix->bounds[ix->n++] = sh.sh_addr + bias + sh.sh_size;
+		ix->bounds[ix->n++] = sh.sh_addr + bias + sh.sh_size + 1;
+	}
+}
+
 static struct symindex *symindex_make(Dwfl_Module *mod)
 {
 	struct symindex *ix;
 	GElf_Addr bias = 0;
-	Elf_Scn *scn = NULL;
+	Elf *elf, *other = NULL;
+	Dwarf_Addr obias = 0;
 	unsigned int i, k;
 	int nsyms = dwfl_module_getsymtab(mod);
 	size_t cap;
-	Elf *elf;
 
 	if (nsyms < 0 || (unsigned int)nsyms > SYMINDEX_MAX)
 		return NULL;
@@ -773,34 +804,32 @@ static struct symindex *symindex_make(Dwfl_Module *mod)
 	if (!elf)
 		return NULL;
 	ix = xcalloc(1, sizeof(*ix));
-	cap = 2 * (size_t)nsyms + 2;
+	cap = 4 * (size_t)nsyms + 64;
 	ix->bounds = xreallocarray(NULL, cap, sizeof(*ix->bounds));
+	/* each symbol's value and end, as resolved and as st_value + bias */
 	for (i = 0; i < (unsigned int)nsyms; i++) {
 		GElf_Sym sym;
 		GElf_Addr addr;
 		GElf_Word shndx;
-		Elf *e;
-		Dwarf_Addr b;
+		Elf *e = NULL;
+		Dwarf_Addr b = 0;
 
 		if (!dwfl_module_getsym_info(mod, i, &sym, &addr, &shndx, &e,
 					     &b))
 			continue;
+		symindex_room(ix, &cap, 4);
 		ix->bounds[ix->n++] = addr;
 		ix->bounds[ix->n++] = addr + sym.st_size;
-	}
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-
-		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC))
-			continue;
-		if (ix->n + 2 > cap) {
-			cap *= 2;
-			ix->bounds = xreallocarray(ix->bounds, cap,
-						   sizeof(*ix->bounds));
+		ix->bounds[ix->n++] = sym.st_value + b;
+		ix->bounds[ix->n++] = sym.st_value + b + sym.st_size;
+		if (e && e != elf && !other) {
+			other = e;	/* the debug file's symbols */
+			obias = b;
 		}
-		ix->bounds[ix->n++] = sh.sh_addr + bias;
-		ix->bounds[ix->n++] = sh.sh_addr + bias + sh.sh_size;
 	}
+	symindex_sections(ix, &cap, elf, bias);
+	if (other)
+		symindex_sections(ix, &cap, other, obias);
 	qsort(ix->bounds, ix->n, sizeof(*ix->bounds), cmp_u64);
 	for (i = k = 0; i < ix->n; i++)
 		if (!k || ix->bounds[i] != ix->bounds[k - 1])

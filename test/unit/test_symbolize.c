@@ -842,10 +842,12 @@ static void test_index(void)
 		tnamed += named;
 	}
 	free(list);
-	tap_ok(nfiles >= (files ? 1 : 2) && diffs == 0 && tnamed > tn / 2,
+	/* libc and libstdc++ name most of their code: the index is used */
+	tap_ok(nfiles >= (files ? 1 : 2) && diffs == 0 &&
+	       (files || tnamed > tn / 2),
 	       "symbol index: the same name and offset as libdwfl's own "
-	       "search at %lu addresses of %lu files (%lu named), every "
-	       "%u bytes", tn, nfiles, tnamed, stride);
+	       "search at %lu addresses of %lu files (%lu named, %ld "
+	       "differ), every %u bytes", tn, nfiles, tnamed, diffs, stride);
 }
 
 int main(void)
