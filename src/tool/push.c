@@ -577,11 +577,13 @@ static int push_part(void *arg, uint64_t from, uint64_t until, uint32_t hz,
  * down is asked again; the files of build-ids no longer seen are let
  * go, those deleted since included), or when it knows SYM_BIDS_MAX
  * build-ids (each found one keeps its file open: a quarter of the open
- * files allowed at most) or SYM_HITS_MAX addresses (its memory).
+ * files allowed at most), SYM_HITS_MAX addresses or SYM_SPANS_MAX spans
+ * of symbol indexes (its memory: 64 MiB of them).
  */
 #define SYM_KEEP_NS	(600ULL * 1000000000)
 #define SYM_BIDS_MAX	512
 #define SYM_HITS_MAX	200000
+#define SYM_SPANS_MAX	(2u << 20)
 #define SYM_NOFILE	4096
 
 static struct symbolizer *pusher_sym(struct pusher *p)
@@ -593,14 +595,16 @@ static struct symbolizer *pusher_sym(struct pusher *p)
 		.no_demangle = p->o.ro.no_demangle,
 		.err = p->err,
 	};
-	uint64_t loads, bids, hits, now = now_ns();
+	struct symbolizer_stats st;
+	uint64_t now = now_ns();
 
 	if (p->sym) {
-		symbolizer_counts(p->sym, &loads, &bids, &hits);
+		symbolizer_stats(p->sym, &st);
 		if (now - p->sym_born < SYM_KEEP_NS &&
-		    bids <= p->sym_bids_max && hits <= SYM_HITS_MAX)
+		    st.bids <= p->sym_bids_max && st.hits <= SYM_HITS_MAX &&
+		    st.spans <= SYM_SPANS_MAX)
 			return p->sym;
-		p->sym_loads += loads;
+		p->sym_loads += st.loads;
 		symbolizer_free(p->sym);
 	}
 	p->sym = symbolizer_new(&so);
@@ -786,13 +790,13 @@ const struct push_stats *pusher_stats(struct pusher *p)
 	unsigned int n;
 	char **names = spool_list(p, &n, &bytes);
 
-	uint64_t loads = 0, bids, hits;
+	struct symbolizer_stats st = { 0 };
 
 	free_list(names, n);
 	p->st.left = n;
 	if (p->sym)
-		symbolizer_counts(p->sym, &loads, &bids, &hits);
-	p->st.symbol_reads = p->sym_loads + loads;
+		symbolizer_stats(p->sym, &st);
+	p->st.symbol_reads = p->sym_loads + st.loads;
 	return &p->st;
 }
 

@@ -88,6 +88,7 @@ struct symbolizer {
 	struct intern seen;	/* build-id length, build-id, path: added */
 	uint64_t loads;		/* build-ids looked up in files */
 	uint64_t hits;		/* addresses looked up */
+	uint64_t spans;		/* in all symbol indexes */
 };
 
 struct symbolizer *symbolizer_new(const struct symbolizer_opts *o)
@@ -864,6 +865,8 @@ static const char *addr_name(struct bid *b, uint64_t addr, GElf_Off *symoff)
 	if (!b->ix_tried && !b->s->o.no_index) {
 		b->ix_tried = true;
 		b->ix = symindex_make(b->mod);
+		if (b->ix)
+			b->s->spans += b->ix->n + 1;
 	}
 	if (b->ix) {
 		sp = symindex_span(b->ix, addr);
@@ -975,12 +978,12 @@ void symbolize(struct symbolizer *s, const unsigned char *id,
 	out->inl = h->inl;
 }
 
-void symbolizer_counts(const struct symbolizer *s, uint64_t *loads,
-		       uint64_t *bids, uint64_t *hits)
+void symbolizer_stats(const struct symbolizer *s, struct symbolizer_stats *st)
 {
-	*loads = s->loads;
-	*bids = s->ids.n;
-	*hits = s->hits;
+	st->loads = s->loads;
+	st->bids = s->ids.n;
+	st->hits = s->hits;
+	st->spans = s->spans;
 }
 
 void symbolizer_free(struct symbolizer *s)

@@ -79,12 +79,16 @@ void symbolizer_free(struct symbolizer *s);
 
 /*
  * What @s holds and did, for one kept across captures (`stackid push`):
- * *@loads, how many times a build-id was looked up in files (once each,
- * again only after a path is added for one not found); *@bids, the
- * build-ids it knows; *@hits, the addresses it looked up and keeps.
+ * loads, how many times a build-id was looked up in files (once each,
+ * again only after a path is added for one not found); bids, the
+ * build-ids it knows; hits, the addresses it looked up and keeps; spans,
+ * the entries of its symbol indexes (32 bytes each).
  */
-void symbolizer_counts(const struct symbolizer *s, uint64_t *loads,
-		       uint64_t *bids, uint64_t *hits);
+struct symbolizer_stats {
+	uint64_t loads, bids, hits, spans;
+};
+
+void symbolizer_stats(const struct symbolizer *s, struct symbolizer_stats *st);
 
 /*
  * Open @path read-only if it is a regular file that could hold an ELF

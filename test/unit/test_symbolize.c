@@ -681,6 +681,7 @@ out:
 static void test_kept(const struct fixture *so)
 {
 	struct symbolizer_opts sopts = { .err = stdout };
+	struct symbolizer_stats st;
 	uint64_t bids, hits, l1, l2, l3;
 	struct cg_frame f[3];
 	struct capgen g = { 0 }, g2 = { 0 };
@@ -696,7 +697,10 @@ static void test_kept(const struct fixture *so)
 	chain(so, f);
 	cg_sample(&g, 1, 0, 1, 1, "kept", STACKID_SF_USER, 3, f);
 	r = run(&g, FORMAT_FOLDED, false, NULL, &out);
-	symbolizer_counts(opt_sym, &l1, &bids, &hits);
+	symbolizer_stats(opt_sym, &st);
+	l1 = st.loads;
+	bids = st.bids;
+	hits = st.hits;
 	snprintf(want, sizeof(want), "kept;[libsymfix.so]+0x%" PRIx64
 		 ";[libsymfix.so]+0x%" PRIx64 ";[libsymfix.so]+0x%" PRIx64
 		 " 1\n", f[2].addr, f[1].addr, f[0].addr);
@@ -707,7 +711,10 @@ static void test_kept(const struct fixture *so)
 	free(out);
 	/* the same capture again: not looked up again */
 	r = run(&g, FORMAT_FOLDED, false, NULL, &out);
-	symbolizer_counts(opt_sym, &l2, &bids, &hits);
+	symbolizer_stats(opt_sym, &st);
+	l2 = st.loads;
+	bids = st.bids;
+	hits = st.hits;
 	tap_ok(r == 0 && !strcmp(out, want) && l2 == 1,
 	       "kept symbolizer: the same capture again, no new path: not "
 	       "looked up again (%" PRIu64 " in all)", l2);
@@ -723,7 +730,10 @@ static void test_kept(const struct fixture *so)
 		good += r == 0 && !strcmp(out, want);
 		free(out);
 	}
-	symbolizer_counts(opt_sym, &l3, &bids, &hits);
+	symbolizer_stats(opt_sym, &st);
+	l3 = st.loads;
+	bids = st.bids;
+	hits = st.hits;
 	tap_ok(good == 5 && l3 == 2 && bids == 1 && hits == 3,
 	       "kept symbolizer: a new path for it is tried, and five "
 	       "reports of it read its file once (%d named, %" PRIu64
