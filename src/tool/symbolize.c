@@ -717,17 +717,19 @@ static void lines(struct bid *b, uint64_t addr, struct hit *h)
  * 3,000 symbols), most of a report over many distinct addresses.
  *
  * What it answers depends on the address only through which side of
- * each symbol's start and end, and of each allocated section's start and
- * end, it lies on: every test it makes on the address is value <= addr
- * or addr < value + size (the symbol's, as resolved and as st_value
- * plus the bias; the section's, whose end it counts as in it), also
- * where it prefers a global symbol, one that covers the address, or an
- * assembly label above every sized symbol below it in the same section.
- * So between two consecutive such bounds it chooses the same symbol,
- * and answers name and addr - value. The index keeps those bounds, sorted, and what the first
- * address looked up between each two got: one call for each such span,
- * a binary search for every other address in it. Where a module has more
- * than SYMINDEX_MAX symbols it is not made (each address asks libdwfl).
+ * some bounds it lies on: every test it makes on the address is value
+ * <= addr or addr < value + size, of a symbol (its value as resolved and
+ * as st_value plus the bias) or of a section (whose end address it
+ * counts as in it), also where it prefers a global symbol, one that
+ * covers the address, or an assembly label above every sized symbol
+ * below it in the same section. So between two consecutive bounds it
+ * chooses the same symbol, and answers its name and addr - value. The
+ * index keeps the bounds (every symbol's, every section's of the file
+ * and of its debug file: more than needed only splits spans finer),
+ * sorted, and what the first address looked up in each span got: one
+ * call a span, a binary search for every other address in it. A module
+ * of more than SYMINDEX_MAX symbols has none (each address asks
+ * libdwfl). test_symbolize compares the two ways.
  */
 #define SYMINDEX_MAX	(1u << 20)
 
