@@ -718,12 +718,14 @@ static void lines(struct bid *b, uint64_t addr, struct hit *h)
  *
  * What it answers depends on the address only through which side of
  * some bounds it lies on: every test it makes on the address is value
- * <= addr or addr < value + size, of a symbol (its value as resolved and
- * as st_value plus the bias) or of a section (whose end address it
- * counts as in it), also where it prefers a global symbol, one that
- * covers the address, or an assembly label above every sized symbol
- * below it in the same section. So between two consecutive bounds it
- * chooses the same symbol, and answers its name and addr - value. The
+ * <= addr, addr < value + size or value == addr (an absolute symbol; a
+ * global label exactly at the address keeps the locals out), of a
+ * symbol (its value as resolved and as st_value plus the bias) or of a
+ * section (whose end address it counts as in it), also where it prefers
+ * a global symbol, one that covers the address, or an assembly label
+ * above every sized symbol below it in the same section. So between two
+ * consecutive bounds (a symbol's value + 1 is one) it chooses the same
+ * symbol, and answers its name and addr - value. The
  * index keeps the bounds (every symbol's, every section's of the file
  * and of its debug file: more than needed only splits spans finer),
  * sorted, and what the first address looked up in each span got: one
@@ -807,9 +809,12 @@ static struct symindex *symindex_make(Dwfl_Module *mod)
 	if (!elf)
 		return NULL;
 	ix = xcalloc(1, sizeof(*ix));
-	cap = 4 * (size_t)nsyms + 64;
+	cap = 6 * (size_t)nsyms + 64;
 	ix->bounds = xreallocarray(NULL, cap, sizeof(*ix->bounds));
-	/* each symbol's value and end, as resolved and as st_value + bias */
+	/*
+	 * each symbol's value, value + 1 and end, as resolved and as
+	 * st_value + bias
+	 */
 	for (i = 0; i < (unsigned int)nsyms; i++) {
 		GElf_Sym sym;
 		GElf_Addr addr;
@@ -820,10 +825,12 @@ static struct symindex *symindex_make(Dwfl_Module *mod)
 		if (!dwfl_module_getsym_info(mod, i, &sym, &addr, &shndx, &e,
 					     &b))
 			continue;
-		symindex_room(ix, &cap, 4);
+		symindex_room(ix, &cap, 6);
 		ix->bounds[ix->n++] = addr;
+		ix->bounds[ix->n++] = addr + 1;
 		ix->bounds[ix->n++] = addr + sym.st_size;
 		ix->bounds[ix->n++] = sym.st_value + b;
+		ix->bounds[ix->n++] = sym.st_value + b + 1;
 		ix->bounds[ix->n++] = sym.st_value + b + sym.st_size;
 		if (e && e != elf && !other) {
 			other = e;	/* the debug file's symbols */

@@ -748,23 +748,25 @@ static void test_kept(const struct fixture *so)
 /*
  * The symbol index (symindex_make()) against libdwfl asked for every
  * address: the same names and offsets at every @stride-th byte of each
- * executable segment of the ELF file @path (a real library: thousands
- * of symbols, aliases, local and weak ones, assembly labels). Returns
- * the number of addresses that differ, or -1 if @path is not usable;
- * *@n: the addresses compared, *@named: those named.
+ * executable segment of the ELF file @path, looked up in ascending and,
+ * with a new index, in descending order (a span's answer is kept from
+ * whichever address of it comes first). Returns the number of lookups
+ * that differ, or -1 if @path is not usable; *@n: the addresses
+ * compared, *@named: those named.
  */
 static long compare_index(const char *path, unsigned int stride,
 			  unsigned long *n, unsigned long *named)
 {
 	struct symbolizer_opts oi = { .err = stdout };
 	struct symbolizer_opts od = { .err = stdout, .no_index = true };
-	struct symbolizer *si, *sd;
+	struct symbolizer *si = NULL, *sd;
+	uint64_t *offs = NULL, off;
+	size_t nph, i, noffs = 0, cap = 0;
 	const void *id;
 	long diffs = 0;
 	ssize_t len;
-	size_t nph, i;
+	int fd, pass;
 	Elf *elf;
-	int fd;
 
 	*n = *named = 0;
 	fd = open(path, O_RDONLY);
@@ -777,42 +779,95 @@ static long compare_index(const char *path, unsigned int stride,
 		close(fd);
 		return -1;
 	}
-	si = symbolizer_new(&oi);
-	sd = symbolizer_new(&od);
-	symbolizer_add_path(si, id, len, path);
-	symbolizer_add_path(sd, id, len, path);
 	for (i = 0; i < nph; i++) {
 		GElf_Phdr ph;
-		uint64_t off;
 
 		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD ||
 		    !(ph.p_flags & PF_X))
 			continue;
 		for (off = ph.p_offset; off < ph.p_offset + ph.p_filesz;
 		     off += stride) {
+			if (noffs == cap) {
+				cap = cap ? 2 * cap : 4096;
+				offs = realloc(offs, cap * sizeof(*offs));
+			}
+			offs[noffs++] = off;
+		}
+	}
+	sd = symbolizer_new(&od);
+	symbolizer_add_path(sd, id, len, path);
+	for (pass = 0; pass < 2; pass++) {
+		si = symbolizer_new(&oi);
+		symbolizer_add_path(si, id, len, path);
+		for (i = 0; i < noffs; i++) {
 			struct sym a, b;
 
+			off = offs[pass ? noffs - 1 - i : i];
 			symbolize(si, id, len, off, false, &a);
 			symbolize(sd, id, len, off, false, &b);
-			(*n)++;
-			*named += !!a.func;
 			if ((!a.func) != (!b.func) || a.func_off != b.func_off ||
 			    (a.func && strcmp(a.func, b.func))) {
 				if (diffs++ < 3)
-					printf("# %s+0x%" PRIx64 ": %s+0x%"
+					printf("# %s+0x%" PRIx64 " (%s): %s+0x%"
 					       PRIx64 " with the index, %s+0x%"
 					       PRIx64 " without\n", path, off,
+					       pass ? "descending" : "ascending",
 					       a.func ? a.func : "-",
 					       a.func_off, b.func ? b.func : "-",
 					       b.func_off);
 			}
+			if (!pass) {
+				(*n)++;
+				*named += !!a.func;
+			}
 		}
+		symbolizer_free(si);
 	}
-	symbolizer_free(si);
 	symbolizer_free(sd);
+	free(offs);
 	elf_end(elf);
 	close(fd);
 	return diffs;
+}
+
+/*
+ * Assembly labels without sizes, as hand-written code has them: a global
+ * and a local label at one address (libdwfl searches the locals only if
+ * no global label is exactly at the address), a global label inside a
+ * sized local function, an absolute symbol inside code (it counts only
+ * exactly at its value). Built into @dir/libasm.so; its path, or NULL.
+ */
+static const char *asm_fixture(char *dir)
+{
+	static const char src[] =
+		"\t.text\n"
+		"\t.globl sized_first\n\t.type sized_first, @function\n"
+		"sized_first:\n\tret\n\t.size sized_first, .-sized_first\n"
+		"\t.globl glob_a\nglob_a:\nloc_a:\n"
+		"\tnop\n\tnop\n\tnop\n\tnop\n\tret\n"
+		"\t.p2align 4\n\t.type loc_fn, @function\nloc_fn:\n"
+		"\tnop\n\tnop\n\t.globl glob_b\nglob_b:\n"
+		"\tnop\n\tnop\n\tnop\n\tret\n\t.size loc_fn, .-loc_fn\n"
+		"\t.p2align 4\n\t.globl code_c\ncode_c:\n"
+		"\tnop\n\tnop\n\tnop\n\tnop\n\tnop\n\tnop\n\tnop\n"
+		"\tret\n";
+	static char so[4200];
+	char cmd[9000], s[4200];
+	FILE *f;
+
+	if (!mkdtemp(dir))
+		return NULL;
+	snprintf(s, sizeof(s), "%s/asm.S", dir);
+	snprintf(so, sizeof(so), "%s/libasm.so", dir);
+	f = fopen(s, "w");
+	if (!f)
+		return NULL;
+	fputs(src, f);
+	fclose(f);
+	/* abs_c: absolute, three bytes into code_c where ld puts it */
+	snprintf(cmd, sizeof(cmd), "cc -shared -nostdlib -Wl,--build-id "
+		 "-Wl,--defsym=abs_c=0x1023 -o %s %s", so, s);
+	return system(cmd) ? NULL : so;
 }
 
 /* compare_index() over the space-separated @files; false if none could be */
@@ -849,7 +904,8 @@ static void test_index(void)
 	const char *st = getenv("STACKID_SYMINDEX_STRIDE");
 	unsigned int stride = st ? (unsigned int)atoi(st) : 127;
 	unsigned long tn = 0, tnamed = 0, nfiles = 0;
-	char libs[8192] = "";
+	char libs[8192] = "", dir[] = "/tmp/stackid-symasm.XXXXXX";
+	const char *so = NULL;
 	long diffs = 0;
 	Dl_info dl;
 
@@ -866,13 +922,19 @@ static void test_index(void)
 		compare_files(BUILD "/stackid " FIX "symfix " FIX "libsymfix.so "
 			      FIX "libsymfix32.so", 1, &tn, &tnamed, &nfiles,
 			      &diffs);
+		so = asm_fixture(dir);
+		if (so)
+			compare_files(so, 1, &tn, &tnamed, &nfiles, &diffs);
+		rm_debug_dir(dir);
 	}
 	/* libc and libstdc++ name most of their code: the index is used */
-	tap_ok(nfiles >= (files ? 1 : 6) && diffs == 0 &&
+	tap_ok(nfiles >= (files ? 1 : 7) && diffs == 0 &&
 	       (files || tnamed > tn / 2),
 	       "symbol index: the same name and offset as libdwfl's own "
-	       "search at %lu addresses of %lu files (%lu named, %ld "
-	       "differ)", tn, nfiles, tnamed, diffs);
+	       "search at %lu addresses of %lu files, ascending and "
+	       "descending (%lu named, %ld lookups differ)%s", tn, nfiles,
+	       tnamed, diffs, files || so ? "" : "; no assembler for the "
+	       "labels' fixture");
 }
 
 int main(void)
