@@ -486,11 +486,6 @@ static void flush(struct pusher *p, uint64_t below)
 	free_list(names, n);
 }
 
-void pusher_flush(struct pusher *p)
-{
-	flush(p, UINT64_MAX);
-}
-
 /* name=NAME{k=v,...}&from=..&until=..&format=pprof&sampleRate=..&... */
 static char *query(struct pusher *p, uint64_t from, uint64_t until,
 		   uint32_t hz)
@@ -576,15 +571,30 @@ static int push_part(void *arg, uint64_t from, uint64_t until, uint32_t hz,
  * Made anew when it is SYM_KEEP_NS old (a debuginfod server it found
  * down is asked again; the files of build-ids no longer seen are let
  * go, those deleted since included), or when it knows SYM_BIDS_MAX
- * build-ids (each found one keeps its file open: a quarter of the open
- * files allowed at most), SYM_HITS_MAX addresses or SYM_SPANS_MAX spans
- * of symbol indexes (its memory: 64 MiB of them).
+ * build-ids (each found one keeps its file and its debug file open: an
+ * eighth of the open files allowed at most), SYM_HITS_MAX addresses or
+ * SYM_SPANS_MAX spans of symbol indexes (its memory: 64 MiB of them).
+ * One capture's own build-ids are not bounded: they come on top.
+ * pusher_flush() lets it go once it is SYM_KEEP_NS old, so that an idle
+ * --follow holds no file (a library deleted by an upgrade keeps its
+ * disk space while it is open).
  */
 #define SYM_KEEP_NS	(600ULL * 1000000000)
 #define SYM_BIDS_MAX	512
 #define SYM_HITS_MAX	200000
 #define SYM_SPANS_MAX	(2u << 20)
 #define SYM_NOFILE	4096
+
+/* Let the kept symbolizer go, its counts kept. */
+static void pusher_sym_drop(struct pusher *p)
+{
+	struct symbolizer_stats st;
+
+	symbolizer_stats(p->sym, &st);
+	p->sym_loads += st.loads;
+	symbolizer_free(p->sym);
+	p->sym = NULL;
+}
 
 static struct symbolizer *pusher_sym(struct pusher *p)
 {
@@ -604,12 +614,18 @@ static struct symbolizer *pusher_sym(struct pusher *p)
 		    st.bids <= p->sym_bids_max && st.hits <= SYM_HITS_MAX &&
 		    st.spans <= SYM_SPANS_MAX)
 			return p->sym;
-		p->sym_loads += st.loads;
-		symbolizer_free(p->sym);
+		pusher_sym_drop(p);
 	}
 	p->sym = symbolizer_new(&so);
 	p->sym_born = now;
 	return p->sym;
+}
+
+void pusher_flush(struct pusher *p)
+{
+	flush(p, UINT64_MAX);
+	if (p->sym && now_ns() - p->sym_born >= SYM_KEEP_NS)
+		pusher_sym_drop(p);
 }
 
 int pusher_capture(struct pusher *p, const char *path)
@@ -708,10 +724,10 @@ struct pusher *pusher_new(const struct push_opts *o, FILE *err)
 	p->err = err;
 	p->spool_fd = -1;
 	/*
-	 * The kept symbolizer holds a file open per build-id it found: the
-	 * soft limit on open files (1024 for a service) is raised to
-	 * SYM_NOFILE where the hard one allows, and it is kept to a
-	 * quarter of that.
+	 * The kept symbolizer holds up to two files open per build-id it
+	 * found: the soft limit on open files (1024 for a service) is
+	 * raised to SYM_NOFILE where the hard one allows, and it is kept to
+	 * an eighth of that in build-ids.
 	 */
 	p->sym_bids_max = SYM_BIDS_MAX;
 	if (!getrlimit(RLIMIT_NOFILE, &rl)) {
@@ -721,8 +737,8 @@ struct pusher *pusher_new(const struct push_opts *o, FILE *err)
 			if (setrlimit(RLIMIT_NOFILE, &rl))
 				getrlimit(RLIMIT_NOFILE, &rl);
 		}
-		if (rl.rlim_cur / 4 < p->sym_bids_max)
-			p->sym_bids_max = rl.rlim_cur / 4;
+		if (rl.rlim_cur / 8 < p->sym_bids_max)
+			p->sym_bids_max = rl.rlim_cur / 8;
 	}
 	if (o->spool && spool_open(p, o->spool) < 0) {
 		free(p);

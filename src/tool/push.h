@@ -54,7 +54,8 @@ int pusher_capture(struct pusher *p, const char *path);
  * Send what the spool holds, oldest first; each item on its own: one the
  * server refuses (4xx) is dropped and counted, one it cannot take now
  * (429, 5xx) stays, and the next is tried. Stops when the server cannot
- * be reached.
+ * be reached. Also lets symbols kept from earlier captures go once they
+ * are 10 minutes old (push.c).
  */
 void pusher_flush(struct pusher *p);
 /* The counts; left: what the spool holds now. */

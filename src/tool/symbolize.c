@@ -381,10 +381,11 @@ static void fix_debug_segs(struct bid *b)
 #ifdef HAVE_DEBUGINFOD
 /*
  * Requests to debuginfod for one symbolizer at most (one report; in
- * `stackid push`, the captures of up to 10 minutes), two per build-id
- * lookup at most (executable, debug file): a capture of thousands of
- * build-ids must not become thousands of requests, each up to the
- * client's timeout.
+ * `stackid push`, the captures read until it makes its symbols anew, 10
+ * minutes at the latest), two per build-id lookup at most (executable,
+ * debug file; a build-id not found is looked up again when it is given
+ * another path): a capture of thousands of build-ids must not become
+ * thousands of requests, each up to the client's timeout.
  */
 #define DEBUGINFOD_MAX_DEFAULT	256
 
@@ -406,7 +407,8 @@ static debuginfod_client *dclient(struct symbolizer *s)
 	if (s->dc && s->dc_asked >= s->dc_max) {
 		if (!s->dc_capped)
 			fprintf(s->o.err, "stackid: debuginfod: %u requests made, "
-				"the most for one report "
+				"the most for one report, or for `stackid "
+				"push` until it makes its symbols anew "
 				"(STACKID_DEBUGINFOD_MAX); the other build-ids "
 				"are symbolized without it\n", s->dc_asked);
 		s->dc_capped = true;
