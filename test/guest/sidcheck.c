@@ -38,7 +38,7 @@
  *   sidcheck walkstop FILE PID  PID's samples: delivered, depth <= 2
  *   sidcheck errors             bad input: TAP lines
  *   sidcheck hold MS            keep the device open for MS ms
- *                               (prints "open" once it is)
+ *                               (prints its pid once it is)
  *   sidcheck enable-result HZ   ENABLE at HZ: prints OK or the errno
  *   sidcheck read0 | resetbusy  read() of 0 bytes; RESET_STATS rules
  *   sidcheck setfreq HZ         SET_FREQ: prints OK or the errno
@@ -2821,8 +2821,8 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(argv[1], "hold") && argc == 3) {
-		/* the device is open: say so for a waiting script */
-		printf("open\n");
+		/* the device is open: say so, as spawn() waits for */
+		printf("%d\n", getpid());
 		fflush(stdout);
 		usleep(atoi(argv[2]) * 1000);
 		return 0;

@@ -13,18 +13,13 @@ for i in $(seq 20); do
 done
 check "20 x load, enable, unload under load ($ok ok)" test $ok = 20
 
-# The holder says when it has the device open (a fixed sleep was too
-# short on a busy host: rmmod came first and succeeded), and holds it
-# until it is killed after the check.
+# The holder prints its pid once it has the device open, which spawn()
+# waits for (a fixed sleep was too short on a busy host: rmmod came
+# first and succeeded), and holds it until it is killed after the check.
 modprobe stackid
-rm -f /tmp/hold.out
-$S hold 120000 >/tmp/hold.out &
-hold=$!
-i=0
-while [ $i -lt 600 ] && ! grep -qx open /tmp/hold.out 2>/dev/null; do
-	sleep 0.1
-	i=$((i + 1))
-done
+spinner=$pid
+spawn $S hold 120000
+hold=$pid pid=$spinner
 check "rmmod while /dev/stackid is open fails (held after $i polls)" \
 	sh -c '! rmmod stackid'
 kill $hold
