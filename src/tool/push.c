@@ -805,7 +805,6 @@ const struct push_stats *pusher_stats(struct pusher *p)
 	uint64_t bytes;
 	unsigned int n;
 	char **names = spool_list(p, &n, &bytes);
-
 	struct symbolizer_stats st = { 0 };
 
 	free_list(names, n);

@@ -891,7 +891,7 @@ static const char *addr_name(struct bid *b, uint64_t addr, GElf_Off *symoff)
 	if (sp) {
 		sp->known = true;
 		sp->name = name;
-		sp->value = addr - *symoff;
+		sp->value = name ? addr - *symoff : 0;
 	}
 	return name;
 }
