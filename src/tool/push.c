@@ -43,7 +43,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include <curl/curl.h>
@@ -583,7 +582,7 @@ static int push_part(void *arg, uint64_t from, uint64_t until, uint32_t hz,
 #define SYM_BIDS_MAX	512
 #define SYM_HITS_MAX	200000
 #define SYM_SPANS_MAX	(2u << 20)
-#define SYM_NOFILE	4096
+#define SYM_NOFILE	65536	/* what symbolizer_new() raises it to */
 
 /* Let the kept symbolizer go, its counts kept. */
 static void pusher_sym_drop(struct pusher *p)
@@ -712,7 +711,7 @@ fail:
 struct pusher *pusher_new(const struct push_opts *o, FILE *err)
 {
 	struct pusher *p = xcalloc(1, sizeof(*p));
-	struct rlimit rl;
+	unsigned long lim;
 	struct dirent *e;
 	unsigned int n, i;
 	uint64_t bytes;
@@ -727,19 +726,12 @@ struct pusher *pusher_new(const struct push_opts *o, FILE *err)
 	 * The kept symbolizer holds up to two files open per build-id it
 	 * found: the soft limit on open files (1024 for a service) is
 	 * raised to SYM_NOFILE where the hard one allows, and it is kept to
-	 * an eighth of that in build-ids.
+	 * an eighth of what that gives in build-ids.
 	 */
 	p->sym_bids_max = SYM_BIDS_MAX;
-	if (!getrlimit(RLIMIT_NOFILE, &rl)) {
-		if (rl.rlim_cur < SYM_NOFILE && rl.rlim_max > rl.rlim_cur) {
-			rl.rlim_cur = rl.rlim_max < SYM_NOFILE ?
-				      rl.rlim_max : SYM_NOFILE;
-			if (setrlimit(RLIMIT_NOFILE, &rl))
-				getrlimit(RLIMIT_NOFILE, &rl);
-		}
-		if (rl.rlim_cur / 8 < p->sym_bids_max)
-			p->sym_bids_max = rl.rlim_cur / 8;
-	}
+	lim = nofile_raise(SYM_NOFILE);
+	if (lim && lim / 8 < p->sym_bids_max)
+		p->sym_bids_max = lim / 8;
 	if (o->spool && spool_open(p, o->spool) < 0) {
 		free(p);
 		return NULL;

@@ -89,7 +89,18 @@ struct symbolizer {
 	uint64_t loads;		/* build-ids looked up in files */
 	uint64_t hits;		/* addresses looked up */
 	uint64_t spans;		/* in all symbol indexes */
+	bool out_of_fds;	/* said once */
 };
+
+/*
+ * Each build-id found keeps its file, and its debug file if it has one,
+ * open for as long as the symbolizer lives (libdwfl reads them lazily):
+ * a report of 600 libraries with debug files needs more than the usual
+ * soft limit of 1024 open files. It is raised to this where the hard
+ * limit allows; past it, the build-ids not yet read are left as file
+ * offsets, and that is said.
+ */
+#define SYM_NOFILE	65536
 
 struct symbolizer *symbolizer_new(const struct symbolizer_opts *o)
 {
@@ -103,6 +114,7 @@ struct symbolizer *symbolizer_new(const struct symbolizer_opts *o)
 		s->o.err = stderr;
 	s->debuginfo_path = xmalloc(strlen(s->o.debug_dir) + 9);
 	sprintf(s->debuginfo_path, ":.debug:%s", s->o.debug_dir);
+	nofile_raise(SYM_NOFILE);
 	return s;
 }
 
@@ -313,9 +325,18 @@ static int open_match(struct bid *b, const char *path, bool untrusted,
 	ssize_t len;
 	bool ok = false;
 
+	errno = 0;
 	fd = open_regular(path, untrusted);
-	if (fd < 0)
+	if (fd < 0) {
+		if ((errno == EMFILE || errno == ENFILE) && !b->s->out_of_fds) {
+			b->s->out_of_fds = true;
+			fprintf(b->s->o.err, "stackid: symbols: %s (at most %lu"
+				"): the build-ids not yet read keep file "
+				"offsets; raise `ulimit -n`\n", strerror(errno),
+				nofile_raise(0));
+		}
 		return -1;
+	}
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF)
 		goto out;

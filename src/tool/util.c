@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -363,4 +364,19 @@ void intern_free(struct intern *t)
 	free(t->ent);
 	free(t->slot);
 	memset(t, 0, sizeof(*t));
+}
+
+unsigned long nofile_raise(unsigned long want)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return 0;
+	if (rl.rlim_cur < want && rl.rlim_max > rl.rlim_cur) {
+		rl.rlim_cur = rl.rlim_max < want ? rl.rlim_max : want;
+		if (setrlimit(RLIMIT_NOFILE, &rl) &&
+		    getrlimit(RLIMIT_NOFILE, &rl))
+			return 0;
+	}
+	return rl.rlim_cur;
 }

@@ -103,6 +103,13 @@ static inline size_t intern_len(const struct intern *t, unsigned int i)
 void intern_free(struct intern *t);
 
 /* CLOCK_MONOTONIC in ns */
+/*
+ * Raise the soft limit on open files to @want, or to the hard limit where
+ * that is lower; never lowers it. Returns the soft limit then in force
+ * (0 if it could not be read).
+ */
+unsigned long nofile_raise(unsigned long want);
+
 static inline uint64_t now_ns(void)
 {
 	struct timespec ts;

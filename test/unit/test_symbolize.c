@@ -25,6 +25,8 @@
 #include <sys/inotify.h>
 #include <dlfcn.h>
 #include <sys/stat.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 
 #include "tool/tool.h"
 #include "tool/report.h"
@@ -138,8 +140,9 @@ static void chain(const struct fixture *fx, struct cg_frame *f)
 static bool opt_lines, opt_no_demangle;
 static struct symbolizer *opt_sym;	/* run(): kept across reports */
 
-static int run(const struct capgen *g, enum report_format fmt, bool offsets,
-	       const char *debug_dir, char **out)
+/* run(), and stderr in *@err (if @err) instead of TAP comments */
+static int run_err(const struct capgen *g, enum report_format fmt,
+		   bool offsets, const char *debug_dir, char **out, char **err)
 {
 	struct report_opts o = {
 		.format = fmt,
@@ -164,10 +167,20 @@ static int run(const struct capgen *g, enum report_format fmt, bool offsets,
 	free(c);
 	fclose(fo);
 	fclose(fe);
+	if (err) {
+		*err = ebuf;
+		return r;
+	}
 	if (*ebuf)
 		printf("# stderr: %s", ebuf);
 	free(ebuf);
 	return r;
+}
+
+static int run(const struct capgen *g, enum report_format fmt, bool offsets,
+	       const char *debug_dir, char **out)
+{
+	return run_err(g, fmt, offsets, debug_dir, out, NULL);
 }
 
 static char *debug_dir_for(const struct fixture *fx, const char *debugfile,
@@ -745,6 +758,136 @@ static void test_kept(const struct fixture *so)
 	cg_free(&g2);
 }
 
+#define NOFILE_LIBS	40
+
+/*
+ * In a child: the soft limit on open files set to @room above the files
+ * open now (and the hard one too if @hard), then a report of @g, whose
+ * NOFILE_LIBS build-ids each need a file of their own. Exit status: 0 if
+ * every build-id was named and nothing said, 1 if some were named, the
+ * others kept file offsets and that was said, 3 otherwise.
+ */
+static int nofile_child(const struct capgen *g, unsigned int room, bool hard)
+{
+	char *out = NULL, *err = NULL, *p, *nl, want[256];
+	unsigned long named = 0, offsets = 0, n;
+	struct rlimit rl;
+	int fd, r;
+
+	fd = dup(0);
+	getrlimit(RLIMIT_NOFILE, &rl);
+	if (fd < 0 || rl.rlim_max < (rlim_t)fd + room + 2 * NOFILE_LIBS)
+		return 4;
+	rl.rlim_cur = fd + room;
+	if (hard)
+		rl.rlim_max = rl.rlim_cur;
+	close(fd);
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		return 4;
+	r = run_err(g, FORMAT_FOLDED, false, NULL, &out, &err);
+	snprintf(want, sizeof(want), "nofile;%s ", NAMES);
+	for (p = out; r == 0 && p && *p; p = nl + 1) {
+		char *sp;
+
+		nl = strchr(p, '\n');
+		if (!nl)
+			break;
+		*nl = 0;
+		sp = strrchr(p, ' ');
+		n = sp ? strtoul(sp + 1, NULL, 10) : 0;
+		if (!strncmp(p, want, strlen(want)))
+			named += n;
+		else if (strstr(p, "[lib") && strstr(p, ".so]+0x"))
+			offsets += n;
+	}
+	printf("# limit %s%u above: %lu named, %lu as offsets, said: %s",
+	       hard ? "(hard) " : "", room, named, offsets,
+	       err && *err ? err : "nothing\n");
+	if (r == 0 && named == NOFILE_LIBS && !*err)
+		r = 0;
+	else if (r == 0 && named > 0 && named + offsets == NOFILE_LIBS &&
+		 strstr(err, "Too many open files") &&
+		 strstr(err, "ulimit -n"))
+		r = 1;
+	else
+		r = 3;
+	free(out);
+	free(err);
+	fflush(stdout);
+	return r;
+}
+
+static int nofile_run(const struct capgen *g, unsigned int room, bool hard)
+{
+	pid_t pid;
+	int st;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0)
+		_exit(nofile_child(g, room, hard));
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+		return -1;
+	return WEXITSTATUS(st);
+}
+
+/*
+ * A report needs a file open for each build-id it reads: it raises a
+ * low soft limit on open files itself, and where the hard limit stops
+ * it, says so instead of leaving frames unnamed silently. NOFILE_LIBS
+ * copies of the fixture, each with a build-id of its own.
+ */
+static void test_nofile(const struct fixture *so)
+{
+	char dir[] = "/tmp/stackid-nofile.XXXXXX", path[4200];
+	struct capgen g = { 0 };
+	struct cg_frame f[3];
+	struct fixture c;
+	unsigned char *img = NULL, *id;
+	size_t len = 0;
+	FILE *fp;
+	int i, a = -1, b = -1;
+
+	fp = so->ok && mkdtemp(dir) ? fopen(so->path, "rb") : NULL;
+	if (fp) {
+		img = malloc(1 << 24);
+		len = img ? fread(img, 1, 1 << 24, fp) : 0;
+		fclose(fp);
+	}
+	id = len ? memmem(img, len, so->id, so->idlen) : NULL;
+	if (!id) {
+		tap_ok(false, "open-file limit: fixture copies made");
+		free(img);
+		return;
+	}
+	cg_header(&g, STACKID_ABI_VERSION, 0);
+	for (i = 0; i < NOFILE_LIBS; i++) {
+		c = *so;
+		id[so->idlen - 2] = c.id[so->idlen - 2] = 0xa5;
+		id[so->idlen - 1] = c.id[so->idlen - 1] = i;
+		snprintf(path, sizeof(path), "%s/lib%02d.so", dir, i);
+		fp = fopen(path, "wb");
+		if (!fp || fwrite(img, 1, len, fp) != len)
+			break;
+		fclose(fp);
+		cg_path(&g, c.id, c.idlen, path);
+		chain(&c, f);
+		cg_sample(&g, 1, 0, 1, 1, "nofile", STACKID_SF_USER, 3, f);
+	}
+	if (i == NOFILE_LIBS) {
+		a = nofile_run(&g, 8, false);
+		b = nofile_run(&g, 8, true);
+	}
+	tap_ok(a == 0, "open-file limit: a report of %d build-ids raises a "
+	       "soft limit too low for them and names every one (%d)",
+	       NOFILE_LIBS, a);
+	tap_ok(b == 1, "open-file limit: where the hard limit stops it, "
+	       "the rest keep file offsets and that is said (%d)", b);
+	rm_debug_dir(dir);
+	cg_free(&g);
+	free(img);
+}
+
 /*
  * The symbol index (symindex_make()) against libdwfl asked for every
  * address: the same names and offsets at every @stride-th byte of each
@@ -963,6 +1106,7 @@ int main(void)
 	test_cxx();
 	test_hostile_paths(&so);
 	test_kept(&so);
+	test_nofile(&so);
 	test_index();
 	return tap_done();
 }
