@@ -212,14 +212,23 @@ fi
 if modprobe vhost_net 2>/dev/null && [ -c /dev/vhost-net ]; then
 	spawn /stackid/vhostkick
 	v=$pid
-	sleep 0.5
-	w=$(for t in /proc/$v/task/*; do
-		[ "$(cat "$t/comm")" = "vhost-$v" ] && echo "${t##*/}"; done)
-	echo "# vhost owner $v, worker thread ${w:-none}"
+	# the worker: a thread of the owner on 6.4+, a kthread with the
+	# owner's mm before (comm vhost-OWNER either way)
+	w= wg=
+	for t in /proc/[0-9]*/task/[0-9]*; do
+		[ "$(cat "$t/comm" 2>/dev/null)" = "vhost-$v" ] || continue
+		w=${t##*/}
+		wg=$(sed -n 's/^Tgid:[[:space:]]*//p' "$t/status")
+	done
+	echo "# vhost owner $v, worker thread ${w:-none} of process ${wg:-none}"
+	check "vhost: the owner's worker thread exists (${w:-none})" test -n "$w"
 	record /tmp/vh -F 999 -d 3000
 	# its samples carry kernel frames only (ABI 2.1: kernel threads
 	# and workers are recorded so), never a walk of user frames
-	$S tids /tmp/vh.rec "$v" walked >/tmp/vh.tids
+	$S tids /tmp/vh.rec "${wg:-0}" >/tmp/vh.all
+	$S tids /tmp/vh.rec "${wg:-0}" walked >/tmp/vh.tids
+	check "vhost: the worker was sampled ($(grep -c . /tmp/vh.all) threads of its process)" \
+		grep -qx "${w:-none}" /tmp/vh.all
 	check "no sample walks the vhost worker (tid ${w:-none})" \
 		sh -c "! grep -qx '${w:-none}' /tmp/vh.tids"
 	check "vhost: every deferred sample finished ($(counter /tmp/vh.out deferred) deferred, $(counter /tmp/vh.out deferred_done) done)" \
