@@ -374,7 +374,7 @@ int cmd_push(int argc, char **argv)
 		.stop = &stop,
 		.ro = { .symbols = true, .debuginfod = true },
 	};
-	const char *why, *creds = NULL, *env_creds;
+	const char *why, *creds = NULL, *env_creds, *keep;
 	char *userpwd = NULL;
 	int series;
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -489,6 +489,18 @@ int cmd_push(int argc, char **argv)
 			free(o.labels);
 			return EXIT_USAGE;
 		}
+	}
+	keep = getenv("STACKID_SYMBOLS_KEEP");
+	if (keep && *keep) {
+		double k = strtod(keep, &end);
+
+		if (*end || !(k >= 0.001 && k <= 86400)) {
+			fprintf(stderr, "stackid push: STACKID_SYMBOLS_KEEP='%s': "
+				"seconds from 0.001 to 86400 expected\n", keep);
+			free(o.labels);
+			return EXIT_USAGE;
+		}
+		o.sym_keep_ns = (uint64_t)(k * 1e9);
 	}
 	env_creds = getenv("STACKID_PUSH_CREDENTIALS");
 	if (env_creds && !*env_creds)

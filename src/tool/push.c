@@ -578,11 +578,16 @@ static int push_part(void *arg, uint64_t from, uint64_t until, uint32_t hz,
  * --follow holds no file (a library deleted by an upgrade keeps its
  * disk space while it is open).
  */
-#define SYM_KEEP_NS	(600ULL * 1000000000)
+#define SYM_KEEP_NS	(600ULL * 1000000000)	/* or STACKID_SYMBOLS_KEEP */
 #define SYM_BIDS_MAX	512
 #define SYM_HITS_MAX	200000
 #define SYM_SPANS_MAX	(2u << 20)
 #define SYM_NOFILE	65536	/* what symbolizer_new() raises it to */
+
+static uint64_t sym_keep(const struct pusher *p)
+{
+	return p->o.sym_keep_ns ? p->o.sym_keep_ns : SYM_KEEP_NS;
+}
 
 /* Let the kept symbolizer go, its counts kept. */
 static void pusher_sym_drop(struct pusher *p)
@@ -609,7 +614,7 @@ static struct symbolizer *pusher_sym(struct pusher *p)
 
 	if (p->sym) {
 		symbolizer_stats(p->sym, &st);
-		if (now - p->sym_born < SYM_KEEP_NS &&
+		if (now - p->sym_born < sym_keep(p) &&
 		    st.bids <= p->sym_bids_max && st.hits <= SYM_HITS_MAX &&
 		    st.spans <= SYM_SPANS_MAX)
 			return p->sym;
@@ -623,7 +628,7 @@ static struct symbolizer *pusher_sym(struct pusher *p)
 void pusher_flush(struct pusher *p)
 {
 	flush(p, UINT64_MAX);
-	if (p->sym && now_ns() - p->sym_born >= SYM_KEEP_NS)
+	if (p->sym && now_ns() - p->sym_born >= sym_keep(p))
 		pusher_sym_drop(p);
 }
 

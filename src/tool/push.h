@@ -28,6 +28,7 @@ struct push_opts {
 	const char *spool;		/* spool directory, or NULL */
 	uint64_t spool_max;		/* its bound in bytes */
 	volatile sig_atomic_t *stop;	/* set: end waits and transfers */
+	uint64_t sym_keep_ns;		/* symbols kept; 0: 10 minutes */
 	struct report_opts ro;		/* how captures are symbolized */
 };
 

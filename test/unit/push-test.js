@@ -90,6 +90,8 @@ function run(args, opt = {}) {
 		p.stderr.on("data", (d) => { err += d; });
 		if (opt.term)
 			setTimeout(() => p.kill("SIGTERM"), opt.term);
+		if (opt.spawned)
+			opt.spawned(p);
 		p.on("exit", (code, sig) => resolve({ code, sig, out, err,
 			ms: Date.now() - t0 }));
 	});
@@ -410,6 +412,65 @@ async function main() {
 			/lib_spin/.test(pprofRaw(x.body))),
 		`five captures of the same files: ${five} build-ids read for ` +
 		`symbols, as for one (${once}); all five named`);
+
+	// 18. --follow: while no capture comes, the kept symbols are let go
+	// once they are STACKID_SYMBOLS_KEEP old (10 minutes by default),
+	// so that an idle service holds no file open (a library an upgrade
+	// deleted keeps its disk space while it is open). The files are
+	// those behind chain.cap's build-ids, in report-fix/.
+	const fixfds = (pid) => {
+		let n = 0;
+		try {
+			for (const f of fs.readdirSync(`/proc/${pid}/fd`)) {
+				try {
+					if (/\/report-fix\//.test(fs.readlinkSync(
+						`/proc/${pid}/fd/${f}`)))
+						n++;
+				} catch (e) { /* closed meanwhile */ }
+			}
+		} catch (e) {
+			return -1;
+		}
+		return n;
+	};
+	const sleep = (ms) => new Promise((res) => setTimeout(res, ms));
+	const idle = async (env, ms) => {
+		const d = fs.mkdtempSync(path.join(tmp, "caps7."));
+		fs.chmodSync(d, 0o700);
+		fs.copyFileSync(chain, path.join(d,
+			"stackid-20260101T000000.000000Z.cap"));
+		let child;
+		const done = run(["--url", url, "--dir", d, "--follow",
+			"--interval", "0.2"], { env, spawned: (c) => {
+			child = c;
+		} });
+		const state = path.join(d, ".stackid-pushed");
+		const t0 = Date.now();
+		while (!fs.existsSync(state) && Date.now() - t0 < 60000)
+			await sleep(50);
+		const t1 = Date.now();
+		let held = fixfds(child.pid), most = held;
+		// held: every look for ms; let go: the first look that finds none
+		while (Date.now() - t1 < ms && (env ? held !== 0 : true)) {
+			await sleep(50);
+			held = fixfds(child.pid);
+			most = Math.max(most, held);
+		}
+		const ms2 = Date.now() - t1;
+		child.kill("SIGTERM");
+		const r2 = await done;
+		return { pushed: fs.existsSync(state), held, most, ms: ms2,
+			code: r2.code };
+	};
+	const k = await idle(null, 3000);
+	ok(k.pushed && k.code === 0 && k.held > 0,
+		`--follow, idle for ${k.ms} ms after a capture: its ` +
+		`${k.held} files are kept open (the default: 10 minutes)`);
+	const g = await idle({ STACKID_SYMBOLS_KEEP: "1" }, 30000);
+	ok(g.pushed && g.code === 0 && g.held === 0,
+		`--follow with STACKID_SYMBOLS_KEEP=1: all ${g.most} of them ` +
+		`let go ${g.ms} ms after the capture was pushed ` +
+		`(${g.held} left)`);
 }
 
 main().catch((e) => ok(false, e.stack)).finally(() => {
