@@ -164,7 +164,8 @@ static int print_stats(int fd)
 {
 	struct stackid_stats st = { .cpu = STACKID_ALL_CPUS };
 	unsigned long long drops = 0, flight;
-	long slots = 8 * sysconf(_SC_NPROCESSORS_CONF);
+	/* 8 slots a CPU, each a sample and up to 8 that joined it */
+	long slots = 8 * 9 * sysconf(_SC_NPROCESSORS_CONF);
 	unsigned int i;
 	int ok;
 
@@ -173,7 +174,8 @@ static int print_stats(int fd)
 	 * task sampled in the kernel that then blocks (a sleep, a wait)
 	 * holds its sample until it wakes. Wait up to 5 s; a sample still
 	 * in flight then is neither lost nor delivered yet, and counts as
-	 * such, at most one per deferral slot (8 per CPU).
+	 * such, at most 9 per deferral slot (8 per CPU): its own sample and
+	 * those that joined it.
 	 */
 	for (i = 0; i < 500; i++) {
 		xioctl(fd, STACKID_IOC_GET_STATS, &st, "GET_STATS");
