@@ -58,6 +58,13 @@
  * of STACKID_REC_SAMPLE, so readers of 2.3 see nothing new. Samples of a
  * task that already has one waiting for its context join that one
  * (STACKID_STAT_DEFER_JOINED, appended).
+ *
+ * ABI 2.5 (from 2.4): a sample that waited a second or more for its task
+ * (asleep in the kernel since it was sampled) may be written by the
+ * handler when it needs the slot, with its unresolved frames raw, where
+ * 2.4 kept the slot until the task woke up, for hours maybe, and later
+ * samples on that CPU found none (STACKID_STAT_DEFER_TAKEN_BACK,
+ * appended). No record changed.
  */
 #ifndef _UAPI_STACKID_H
 #define _UAPI_STACKID_H
@@ -66,7 +73,7 @@
 #include <linux/ioctl.h>
 
 #define STACKID_ABI_MAJOR	2
-#define STACKID_ABI_MINOR	4
+#define STACKID_ABI_MINOR	5
 /* What STACKID_IOC_GET_VERSION returns: major << 16 | minor. */
 #define STACKID_ABI_VERSION	((STACKID_ABI_MAJOR << 16) | STACKID_ABI_MINOR)
 
@@ -90,7 +97,9 @@ enum stackid_frame_status {
  * in the statistics (STACKID_STAT_IP_FIRST + reason). NOT_RESOLVED: the
  * frame's file was not in the CPU's build-id cache, and the sample could
  * not be finished in its task's own context (no free slot, the task
- * exiting or exec'ing, an NMI on a kernel where that cannot be queued).
+ * exiting or exec'ing, an NMI on a kernel where that cannot be queued,
+ * or the task asleep in the kernel for a second while its CPU needed the
+ * slot: STACKID_STAT_DEFER_TAKEN_BACK).
  * READ_ERROR: the file could not be read there, or changed while it was.
  * BUDGET: the sample named more distinct files than one sample may cost
  * (127, the most frames a sample has, of which 32 may be read from their
@@ -474,6 +483,13 @@ enum stackid_stat {
 	 * too): they share its user frames and take no slot of their own
 	 */
 	STACKID_STAT_DEFER_JOINED,
+	/*
+	 * ABI 2.5: slots taken back from a task that had not come for its
+	 * sample in a second (asleep in the kernel), so that other samples
+	 * could be handed over: its sample and those that joined it were
+	 * written then, with frames not yet resolved raw (NOT_RESOLVED)
+	 */
+	STACKID_STAT_DEFER_TAKEN_BACK,
 	STACKID_STAT_NR
 };
 
@@ -667,8 +683,11 @@ struct stackid_unwind_info {
 #define STACKID_IOC_GET_STATS	_IOWR(STACKID_IOC_MAGIC, 0x05, struct stackid_stats)
 /*
  * Zero every counter and the cost histogram. -EBUSY while sampling is
- * enabled or a sample still waits for its task's own context (only then
- * can every counter be zeroed at one instant).
+ * enabled. Samples still waiting for their task's own context are first
+ * written as they are (taken back, as in STACKID_STAT_DEFER_TAKEN_BACK);
+ * -EBUSY (try again) if one is being finished there right then, or waits
+ * on an offline CPU: only then can every counter be zeroed at one
+ * instant.
  */
 #define STACKID_IOC_RESET_STATS	_IO(STACKID_IOC_MAGIC, 0x06)
 /* struct stackid_filter in; -EINVAL if __pad is not 0. */

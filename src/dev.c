@@ -265,7 +265,8 @@ static long stackid_get_cost(void __user *arg)
  * Only a CPU may write its local64_t counters while it can count; so
  * they are zeroed only when none can: sampling off (no handler runs, and
  * stackid_state.lock keeps it off) and no sample in flight (no task_work
- * will count anything).
+ * will count anything): those whose tasks sleep in the kernel are taken
+ * back and written first.
  */
 static long stackid_reset_stats(void)
 {
@@ -273,6 +274,8 @@ static long stackid_reset_stats(void)
 	int cpu, i;
 
 	mutex_lock(&stackid_state.lock);
+	if (!stackid_state.enabled)
+		stackid_defer_take_back_all();
 	if (stackid_state.enabled || !stackid_defer_idle()) {
 		ret = -EBUSY;
 		goto out;

@@ -68,6 +68,9 @@ struct cgroup;
 #define STACKID_TASK_PARSES	32
 #define STACKID_DEFER_SLOTS	8	/* per CPU, at most BITS_PER_LONG */
 #define STACKID_DEFER_JOINS	8	/* samples joining one slot's */
+#define STACKID_DEFER_TICKETS	BITS_PER_LONG	/* queued works, per CPU */
+/* a slot whose task has not come for it in this long may be taken back */
+#define STACKID_DEFER_TAKE_BACK_MS	1000
 
 /* A file of a sample being built: its identity and what is known of it. */
 struct stackid_kfile {
@@ -199,11 +202,31 @@ struct stackid_join {
 	unsigned long kips[STACKID_MAX_KDEPTH];
 };
 
+/*
+ * A task_work queued for a deferred sample, and what it holds until it
+ * runs, however long its task stays in the kernel (task.c): the slot it
+ * was queued for may be taken back meanwhile, the ticket never is.
+ */
+struct stackid_ticket {
+	struct callback_head work;
+	struct stackid_cpu *owner;	/* whose ticket this is */
+	unsigned int index;
+	struct stackid_deferred *d;	/* its slot: d->claim says if still */
+	struct mm_struct *mm;		/* mmgrab()ed */
+	struct file *anchor;		/* pins the module (task.c) */
+};
+
 /* A sample handed to its task's own context (task.c), in a slot of its CPU. */
 struct stackid_deferred {
-	struct callback_head work;
 	struct stackid_cpu *owner;	/* whose slot this is */
 	unsigned int slot;
+	/*
+	 * The ticket whose work finishes this sample, plus one; 0 once that
+	 * work has claimed it, or this CPU's handler took the slot back
+	 * (task.c: "Taking back"). Both claim it with cmpxchg(): one wins.
+	 */
+	unsigned long claim;
+	unsigned long queued;		/* jiffies */
 	/*
 	 * Samples may join this one (stackid_defer_join()) while its task
 	 * has not started the work: only the owner's handler, interrupting
@@ -215,8 +238,7 @@ struct stackid_deferred {
 	bool started;
 	unsigned int njoins;
 	struct stackid_join joins[STACKID_DEFER_JOINS];
-	struct mm_struct *mm;		/* mmgrab()ed: no stale match */
-	struct file *anchor;		/* pins the module (task.c) */
+	struct mm_struct *mm;		/* its ticket holds a reference */
 	u32 session;			/* the session it was taken in */
 	/* walk the user stack again there, from these registers */
 	bool rewalk;
@@ -244,6 +266,8 @@ struct stackid_cpu {
 	/* samples waiting for their task's own context (task.c) */
 	unsigned long defer_busy;	/* bit i: defer[i] in use */
 	struct stackid_deferred *defer[STACKID_DEFER_SLOTS];
+	unsigned long ticket_busy;	/* bit i: tickets[i] queued */
+	struct stackid_ticket tickets[STACKID_DEFER_TICKETS];
 	local64_t stats[STACKID_STAT_NR];
 	local64_t cost_sum;		/* handler ns, see stackid_cost */
 	local64_t cost[STACKID_COST_BUCKETS];
@@ -377,6 +401,11 @@ int stackid_defer_alloc(struct stackid_cpu *c);
 void stackid_defer_free(struct stackid_cpu *c);
 bool stackid_defer_idle(void);
 void stackid_task_fn(struct callback_head *work);
+void stackid_deferred_settle(struct stackid_ksample *ks);
+int stackid_defer_take_back(struct stackid_cpu *c, bool any);
+void stackid_defer_take_back_all(void);
+void stackid_deferred_write_all(struct stackid_cpu *c,
+				struct stackid_deferred *d, unsigned int njoins);
 
 /* uwload.c: unwind tables, one per build-id, in an RCU hash */
 /*

@@ -53,6 +53,7 @@ static const char *const stat_names[STACKID_STAT_NR] = {
 	[STACKID_STAT_STOP_FIRST + STACKID_STOP_BAD_CFA] = "stop_bad_cfa",
 	[STACKID_STAT_DROP_STALE] = "dropped_stale",
 	[STACKID_STAT_DEFER_JOINED] = "defer_joined",
+	[STACKID_STAT_DEFER_TAKEN_BACK] = "defer_taken_back",
 };
 
 static const char *const stop_names[STACKID_STOP_NR] = {

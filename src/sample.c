@@ -209,6 +209,119 @@ static void stackid_settle(struct stackid_ksample *ks, int reason)
 	}
 }
 
+/*
+ * Write @d's sample @ks (its own or one that joined it) on @c, held by
+ * its handler or in task context, or drop it if it belongs to an earlier
+ * session (its reader disabled, and the next ENABLE or another reader's
+ * open() came since): it is not written into the new one, which began
+ * after it was taken. Checked with @c held (c->session is the state's
+ * now, and sessions only count up): a session that begins after this
+ * point finds the sample already written, before its reader's first
+ * read.
+ */
+static void stackid_deferred_write(struct stackid_cpu *c,
+				   const struct stackid_deferred *d,
+				   struct stackid_ksample *ks)
+{
+	if (d->session != c->session) {
+		stackid_stat_inc(c, STACKID_STAT_DROP_STALE);
+	} else {
+		stackid_count_frames(c, ks);
+		stackid_emit_sample(c, ks);
+	}
+	stackid_stat_inc(c, STACKID_STAT_DEFERRED_DONE);
+}
+
+/*
+ * @d's sample, then the @njoins samples that joined it
+ * (stackid_defer_join()), each with its own header and kernel frames and
+ * @d's user frames, which are final now: written on @c or, for an
+ * earlier session, dropped, as @d's was.
+ */
+void stackid_deferred_write_all(struct stackid_cpu *c,
+				struct stackid_deferred *d, unsigned int njoins)
+{
+	struct stackid_ksample *ks = &d->ks;
+	unsigned int nu = stackid_nr_user(ks), nk, n, i;
+	u32 trunc = ks->hdr.flags & STACKID_SF_TRUNCATED;
+	u8 stop = ks->hdr.stop;
+
+	stackid_deferred_write(c, d, ks);
+	for (i = 0; i < njoins; i++) {
+		const struct stackid_join *j = &d->joins[i];
+
+		nk = min_t(unsigned int, j->hdr.nr_kernel, STACKID_MAX_KDEPTH);
+		n = min_t(unsigned int, nu, STACKID_MAX_DEPTH - nk);
+		ks->hdr = j->hdr;
+		memcpy(ks->kips, j->kips, nk * sizeof(ks->kips[0]));
+		ks->hdr.nr_kernel = nk;
+		ks->hdr.nr_frames = nk + n;
+		ks->hdr.stop = n < nu ? STACKID_STOP_DEPTH : stop;
+		ks->hdr.flags |= STACKID_SF_DEFERRED | trunc |
+				 (n < nu ? STACKID_SF_TRUNCATED : 0);
+		stackid_deferred_write(c, d, ks);
+	}
+}
+
+/*
+ * The frames of a deferred sample that are still pending stay raw; the
+ * handler's cache hits pointed into the cache of the CPU that took the
+ * sample, as it was then, and are looked up again where it is written
+ * (emit.c): the build-ids stay (the files' len and id).
+ */
+void stackid_deferred_settle(struct stackid_ksample *ks)
+{
+	unsigned int i;
+
+	for (i = 0; i < ks->nr_files; i++)
+		ks->files[i].entry = NULL;
+	stackid_settle(ks, STACKID_IP_NOT_RESOLVED);
+	ks->hdr.flags |= STACKID_SF_DEFERRED;
+}
+
+/**
+ * stackid_defer_take_back - a slot whose task has not come for it
+ * @c: this CPU's sampler state (its handler runs, busy set)
+ * @any: any slot queued, however young (task.c:
+ *	 stackid_defer_take_back_all(), in an IPI with sampling off)
+ *
+ * Handler context, when every slot of @c is in use. A slot queued at
+ * least STACKID_DEFER_TAKE_BACK_MS ago for a task other than the one
+ * interrupted (that one is in the kernel still) is claimed from its
+ * ticket; its sample and joins are written now, with the frames the
+ * handler could not resolve raw (NOT_RESOLVED), and counted
+ * (DEFERRED_DONE each, DEFER_TAKEN_BACK once). The ticket's work finds
+ * the claim gone when it runs and only drops its references (task.c:
+ * "Taking back").
+ *
+ * Return: the slot, now the caller's (its busy bit stays set), or -1.
+ */
+int stackid_defer_take_back(struct stackid_cpu *c, bool any)
+{
+	unsigned long busy = READ_ONCE(c->defer_busy), claim;
+	unsigned long wait = msecs_to_jiffies(STACKID_DEFER_TAKE_BACK_MS);
+	struct stackid_deferred *d;
+	unsigned int i;
+
+	for (i = 0; i < STACKID_DEFER_SLOTS; i++) {
+		if (!(busy & BIT(i)))
+			continue;
+		d = c->defer[i];
+		claim = READ_ONCE(d->claim);
+		if (!claim || (!any && (d->task == current ||
+				     time_before(jiffies, d->queued + wait))))
+			continue;
+		/* its work may claim it on another CPU right now: one wins */
+		if (cmpxchg(&d->claim, claim, 0) != claim)
+			continue;
+		stackid_deferred_settle(&d->ks);
+		stackid_deferred_write_all(c, d, d->njoins);
+		stackid_stat_inc(c, STACKID_STAT_DEFER_TAKEN_BACK);
+		return i;
+	}
+	return -1;
+}
+
 /**
  * stackid_defer - hand a sample over to its task's own context
  * @c: this CPU's sampler state
@@ -224,18 +337,32 @@ static bool stackid_defer(struct stackid_cpu *c, struct stackid_ksample *ks,
 {
 	struct file *anchor = READ_ONCE(stackid_state.anchor);
 	struct stackid_deferred *d;
-	unsigned int i;
+	struct stackid_ticket *t;
+	unsigned int i, k;
+	int back;
 
 	if (!anchor)
 		return false;
-	for (i = 0; i < STACKID_DEFER_SLOTS; i++)
+	for (k = 0; k < STACKID_DEFER_TICKETS; k++)
+		if (!test_and_set_bit(k, &c->ticket_busy))
+			break;
+	for (i = 0; k < STACKID_DEFER_TICKETS && i < STACKID_DEFER_SLOTS; i++)
 		if (!test_and_set_bit(i, &c->defer_busy))
 			break;
-	if (i == STACKID_DEFER_SLOTS) {
+	if (k < STACKID_DEFER_TICKETS && i == STACKID_DEFER_SLOTS) {
+		/* one that waits too long for its task, written now */
+		back = stackid_defer_take_back(c, false);
+		if (back >= 0)
+			i = back;
+	}
+	if (k == STACKID_DEFER_TICKETS || i == STACKID_DEFER_SLOTS) {
+		if (k < STACKID_DEFER_TICKETS)
+			clear_bit(k, &c->ticket_busy);
 		stackid_stat_inc(c, STACKID_STAT_DEFER_NO_SLOT);
 		return false;
 	}
 	d = c->defer[i];
+	t = &c->tickets[k];
 	memcpy(&d->ks, ks, offsetof(struct stackid_ksample, frames) +
 	       stackid_nr_user(ks) * sizeof(ks->frames[0]));
 	d->task = current;
@@ -248,14 +375,23 @@ static bool stackid_defer(struct stackid_cpu *c, struct stackid_ksample *ks,
 	d->started = false;
 	d->njoins = 0;
 	d->mm = mm;
-	d->anchor = anchor;
 	d->session = c->session;
 	d->rewalk = rewalk;
 	d->uregs = *ur;
 	d->compat = !!(ks->hdr.flags & STACKID_SF_COMPAT);
-	init_task_work(&d->work, stackid_task_fn);
-	if (stackid_task_work_add_current(&d->work)) {
+	d->queued = jiffies;
+	t->owner = c;
+	t->index = k;
+	t->d = d;
+	t->mm = mm;
+	t->anchor = anchor;
+	/* the slot is the ticket's until its work or a take-back claims it */
+	WRITE_ONCE(d->claim, k + 1);
+	init_task_work(&t->work, stackid_task_fn);
+	if (stackid_task_work_add_current(&t->work)) {
+		WRITE_ONCE(d->claim, 0);
 		clear_bit(i, &c->defer_busy);
+		clear_bit(k, &c->ticket_busy);
 		return false;
 	}
 	/*

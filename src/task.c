@@ -27,7 +27,20 @@
  * handler delivers the sample at once with those frames raw, and counts
  * STACKID_STAT_DEFER_NO_SLOT when the slots ran out.
  *
- * Unloading. Each queued sample holds a reference on stackid_state.anchor,
+ * Taking back. A task sampled just before it sleeps in the kernel (epoll,
+ * a futex, a ptrace stop) runs its work only when it wakes, maybe hours
+ * later. So the work is not in the slot: it is in one of the CPU's
+ * STACKID_DEFER_TICKETS tickets, with the references it drops, and the
+ * slot names its ticket (claim). When every slot is in use, the handler
+ * takes back one queued at least STACKID_DEFER_TAKE_BACK_MS ago: it
+ * claims it with cmpxchg() and writes its sample and joins then, their
+ * unresolved frames raw (STACKID_STAT_DEFER_TAKEN_BACK). The work claims
+ * its slot the same way before it touches it; whichever comes second
+ * finds the claim gone, and a work that lost it only drops its ticket's
+ * references. Tickets are never taken back: a CPU runs out of them only
+ * when 64 of the tasks sampled on it sleep so at once.
+ *
+ * Unloading. Each queued ticket holds a reference on stackid_state.anchor,
  * a file whose file_operations are owned by this module; the module
  * cannot be unloaded while a file it owns is open. The task_work drops
  * that reference with fput() as the last thing it does; fput() from a
@@ -37,7 +50,8 @@
  * code of this module runs after the module reference is gone, whatever
  * the compiler makes of this function: no tail call is needed. rmmod
  * fails with EBUSY while a sampled task has not yet returned to user
- * space (tasks do within a tick unless blocked in the kernel); workers
+ * space (tasks do within a tick unless blocked in the kernel; a slot
+ * taken back leaves its ticket, and so the reference, queued); workers
  * that never return there are never deferred (sample.c: their samples
  * are delivered at once, kernel frames only).
  */
@@ -56,6 +70,8 @@
 #include <linux/mm.h>
 #include <linux/mmap_lock.h>
 #include <linux/topology.h>
+#include <linux/cpu.h>
+#include <linux/smp.h>
 
 #include "internal.h"
 #include "compat.h"
@@ -289,68 +305,16 @@ static void stackid_task_rewalk(struct stackid_deferred *d,
 }
 
 /*
- * Write @d's sample @ks (its own or one that joined it) on the CPU we run
- * on, or drop it if it belongs to an earlier session (its reader
- * disabled, and the next ENABLE or another reader's open() came since):
- * it is not written into the new one, which began after it was taken.
- * Checked with this CPU held (c->session is the state's now, and
- * sessions only count up): a session that begins after this point finds
- * the sample already written, before its reader's first read.
+ * Finish @d's sample, claimed by its task's work: resolve it here, write
+ * it and its joins, give the slot back.
  */
-static void stackid_task_write(const struct stackid_deferred *d,
-			       struct stackid_ksample *ks)
-{
-	unsigned long flags;
-	struct stackid_cpu *c;
-
-	c = stackid_cpu_get(&flags);
-	if (d->session != c->session) {
-		stackid_stat_inc(c, STACKID_STAT_DROP_STALE);
-	} else {
-		stackid_count_frames(c, ks);
-		stackid_emit_sample(c, ks);
-	}
-	stackid_stat_inc(c, STACKID_STAT_DEFERRED_DONE);
-	stackid_cpu_put(c, flags);
-}
-
-/*
- * The samples that joined @d's (sample.c: stackid_defer_join()), each
- * with its own header and kernel frames and @d's user frames, which are
- * final now: written or, for an earlier session, dropped, as @d's was.
- */
-static void stackid_task_joins(struct stackid_deferred *d,
-			       unsigned int njoins)
+static void stackid_task_finish(struct stackid_deferred *d)
 {
 	struct stackid_ksample *ks = &d->ks;
-	unsigned int nu = stackid_nr_user(ks), nk, n, i;
-	u32 trunc = ks->hdr.flags & STACKID_SF_TRUNCATED;
-	u8 stop = ks->hdr.stop;
-
-	for (i = 0; i < njoins; i++) {
-		const struct stackid_join *j = &d->joins[i];
-
-		nk = min_t(unsigned int, j->hdr.nr_kernel, STACKID_MAX_KDEPTH);
-		n = min_t(unsigned int, nu, STACKID_MAX_DEPTH - nk);
-		ks->hdr = j->hdr;
-		memcpy(ks->kips, j->kips, nk * sizeof(ks->kips[0]));
-		ks->hdr.nr_kernel = nk;
-		ks->hdr.nr_frames = nk + n;
-		ks->hdr.stop = n < nu ? STACKID_STOP_DEPTH : stop;
-		ks->hdr.flags |= STACKID_SF_DEFERRED | trunc |
-				 (n < nu ? STACKID_SF_TRUNCATED : 0);
-		stackid_task_write(d, ks);
-	}
-}
-
-void stackid_task_fn(struct callback_head *work)
-{
-	struct stackid_deferred *d = container_of(work, struct stackid_deferred,
-						  work);
-	struct stackid_ksample *ks = &d->ks;
-	struct file *anchor = d->anchor;
 	struct mm_struct *mm = current->mm;
 	unsigned int i, njoins;
+	struct stackid_cpu *c;
+	unsigned long flags;
 	bool stale;
 
 	/* no sample joins this one from here on (sample.c) */
@@ -379,21 +343,63 @@ void stackid_task_fn(struct callback_head *work)
 		if (ks->name_cgroup)
 			stackid_cgroup_report(ks->hdr.cgroup_id);
 	}
-	for (i = 0; i < stackid_nr_user(ks); i++) {
-		if (ks->frames[i].status != KS_PENDING)
-			continue;
-		ks->frames[i].status = KS_IP;
-		ks->frames[i].reason = STACKID_IP_NOT_RESOLVED;
-	}
-	ks->hdr.flags |= STACKID_SF_DEFERRED;
+	stackid_deferred_settle(ks);
 	/* a sample found stale above is still stale there */
-	stackid_task_write(d, ks);
-	stackid_task_joins(d, njoins);
-	mmdrop(d->mm);
+	c = stackid_cpu_get(&flags);
+	stackid_deferred_write_all(c, d, njoins);
+	stackid_cpu_put(c, flags);
 	/* the slot goes back to its CPU's handler */
 	smp_mb__before_atomic();
 	clear_bit(d->slot, &d->owner->defer_busy);
+}
+
+void stackid_task_fn(struct callback_head *work)
+{
+	struct stackid_ticket *t = container_of(work, struct stackid_ticket,
+						work);
+	struct stackid_deferred *d = t->d;
+	struct file *anchor = t->anchor;
+	unsigned long claim = t->index + 1;
+
+	/* unless its CPU's handler took the slot back meanwhile */
+	if (cmpxchg(&d->claim, claim, 0) == claim)
+		stackid_task_finish(d);
+	mmdrop(t->mm);
+	/* the ticket goes back to its CPU's handler */
+	smp_mb__before_atomic();
+	clear_bit(t->index, &t->owner->ticket_busy);
 	fput(anchor);	/* last: see "Unloading" above */
+}
+
+/* IPI of stackid_defer_take_back_all(): every slot queued on this CPU. */
+static void stackid_defer_take_back_here(void *unused)
+{
+	struct stackid_cpu *c;
+	unsigned long flags;
+	int i;
+
+	c = stackid_cpu_get(&flags);
+	while ((i = stackid_defer_take_back(c, true)) >= 0) {
+		/* its sample is written before the slot is free */
+		smp_mb__before_atomic();
+		clear_bit(i, &c->defer_busy);
+	}
+	stackid_cpu_put(c, flags);
+}
+
+/*
+ * With sampling off (STACKID_IOC_RESET_STATS), each online CPU takes back
+ * every slot still queued there, in an IPI (holding the CPU as process
+ * context does): the samples of tasks asleep in the kernel are written
+ * now, so that zeroing the counters need not wait for those tasks to
+ * wake. A slot whose work runs right now stays, as does one of an
+ * offline CPU.
+ */
+void stackid_defer_take_back_all(void)
+{
+	cpus_read_lock();
+	on_each_cpu(stackid_defer_take_back_here, NULL, 1);
+	cpus_read_unlock();
 }
 
 /* True when no sample waits for its task: every slot is free. */

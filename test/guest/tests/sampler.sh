@@ -78,6 +78,63 @@ if [ "${deferred:-0}" -ge 4 ]; then
 else
 	pass "samples in one system call joined the waiting one # SKIP too few deferred ($what)"
 fi
+# A task that sleeps in the kernel after it was sampled (here: at a page
+# registered with userfaultfd that nobody serves, at the end of a long
+# readv()) keeps its sample waiting for it, for hours maybe. 16 such
+# tasks, each its own copy of the program, started on CPU 1 and moved to
+# CPU 0 for their readv() (their files new to CPU 0's build-id cache, so
+# each sample there waits), hold more than CPU 0's 8 slots. Before
+# ABI 2.5 every later miss there stayed raw until they woke
+# (defer_no_slot); now a slot whose task has not come for it in a second
+# is taken back, its sample written with its unresolved frames raw, and
+# a new program on CPU 0 (its own first sample a miss) comes back named.
+# RESET_STATS need not wait for them either, and once they are let go,
+# every one's work runs and the module is free again.
+rm -f /tmp/held.*
+for k in $(seq 16); do cp /stackid/sysloop /tmp/held.$k; done
+$S record -o /tmp/held.rec -F 999 -d 120000 >/tmp/held.out 2>&1 &
+rec=$!
+sleep 0.5
+taskset -c 1 /stackid/sysloop held 64 0 /tmp/held.[0-9]* >/tmp/held.pid &
+i=0
+while [ ! -s /tmp/held.pid ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+sleep 1.5	# the slots they hold are a second old then
+spawn taskset -c 0 /stackid/chain64
+probe=$pid
+sleep 2
+kill -USR1 $rec
+wait $rec
+recorded /tmp/held $? "tasks held in the kernel"
+holder=$(cat /tmp/held.pid 2>/dev/null)
+set -- $($S frames /tmp/held.rec "${probe:-1}")
+[ $# -ge 7 ] || set -- frames samples 0 per_sample 0 valid_pct 0
+back=$(counter /tmp/held.out defer_taken_back)
+noslot=$(counter /tmp/held.out defer_no_slot)
+what="holder ${holder:-none}, probe ${probe:-none}: $3 samples, $7% valid; $back taken back, $noslot without a slot, $(counter /tmp/held.out in_flight) in flight"
+check "held tasks: a new program on their CPU is named ($what)" \
+	test -n "$holder" -a -n "$probe" -a "${3:-0}" -gt 0 -a \
+	"${7%.*}" -ge 90 -a "${back:-0}" -gt 0
+# RESET_STATS with sampling off need not wait for them either: their
+# samples are written first (before ABI 2.5: EBUSY until they woke)
+$S reset >/tmp/held.reset 2>&1
+rc=$?
+check "held tasks: RESET_STATS takes their samples back ($rc $(cat /tmp/held.reset))" \
+	test $rc = 0
+kill ${probe:-} ${holder:-} 2>/dev/null
+i=0
+while [ "$(cat /sys/module/stackid/refcnt)" != 0 ] && [ $i -lt 100 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+check "held tasks let go: every one's work ran, the module is free (refcnt $(cat /sys/module/stackid/refcnt))" \
+	test "$(cat /sys/module/stackid/refcnt)" = 0
+# and those works, their slots taken back, counted nothing after the reset
+$S stats >/tmp/held.st 2>&1
+check "held tasks let go: nothing counted after the reset ($(counter /tmp/held.st deferred_done) finished, $(counter /tmp/held.st samples) samples)" \
+	test "$(counter /tmp/held.st deferred_done)" = 0 -a \
+	"$(counter /tmp/held.st samples)" = 0
+rm -f /tmp/held.*
+
 # With resolve=N (the floor) frames stay raw and no file is read; a
 # sample goes to task context only to name its cgroup: once per CPU for
 # the one cgroup here (cgroups.c), plus those taken on a CPU while its
