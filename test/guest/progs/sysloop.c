@@ -8,16 +8,15 @@
  * MIB MiB from /dev/zero (each a long stretch in the kernel), then
  * sleeps. Prints its pid once running.
  *
- * held MIB CPU FILE...: for the test of tasks that sleep in the kernel
+ * held N CPU FILE...: for the test of tasks that sleep in the kernel
  * after they were sampled. Runs each FILE (a copy of this program, one
- * each) as a child ("read1 MIB CPU") that moves to CPU, then reads MIB
- * MiB from /dev/zero in one readv() whose last iovec is a page
- * registered with userfaultfd and never served: the child sleeps in the
- * kernel at that page, after MIB MiB of work there, until it is killed
- * (PR_SET_PDEATHSIG: when this process ends). Started on another CPU,
- * a child's file is new to CPU's build-id cache when its readv() is
- * sampled there, even if its start was sampled. Prints its pid once
- * every child sleeps so, then sleeps.
+ * each) as a child ("poll1 N CPU") that moves to CPU, then calls poll()
+ * on N entries, all the read end of a pipe nothing is written to: the
+ * child sleeps in the kernel after the work of polling N entries there,
+ * until it is killed (PR_SET_PDEATHSIG: when this process ends). Started
+ * on another CPU, a child's file is new to CPU's build-id cache when its
+ * poll() is sampled there, even if its start was sampled. Prints its pid
+ * once every child sleeps so, then sleeps.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -26,14 +25,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <sys/mman.h>
+#include <poll.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
-#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <linux/userfaultfd.h>
 
 static char buf[1 << 20];
 
@@ -85,49 +82,40 @@ __attribute__((noinline)) static void zero_reads(size_t mib, int n,
 }
 
 /*
- * The held child: one readv() of @mib MiB from /dev/zero, in the kernel
- * all along, into one MiB reused by every iovec (16 children must not
- * take a GiB of the guest's memory), then into a page registered with
- * userfaultfd that nobody serves: the copy faults there and the task
- * sleeps in the kernel, inside that readv(), until it is killed.
+ * The held child: one poll() of @n entries, every one the read end of a
+ * pipe that nothing is ever written to (its write end open here): the
+ * kernel copies the array and polls each entry, then the task sleeps in
+ * the kernel, inside that poll(), until it is killed. (Not userfaultfd:
+ * the debug kernel has none.)
  */
-#define HELD_MAX_MIB	1024
-__attribute__((noinline)) static void read_once(size_t mib, int cpu)
+#define HELD_MAX	(1 << 20)
+__attribute__((noinline)) static void poll_once(unsigned long n, int cpu)
 {
-	static struct iovec iov[HELD_MAX_MIB + 1];
-	struct uffdio_api api = { .api = UFFD_API };
-	struct uffdio_register reg = { .mode = UFFDIO_REGISTER_MODE_MISSING };
-	long page = sysconf(_SC_PAGESIZE);
-	int fd = open("/dev/zero", O_RDONLY);
-	int uffd = syscall(SYS_userfaultfd, O_CLOEXEC);
-	void *trap = mmap(NULL, page, PROT_READ | PROT_WRITE,
-			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct rlimit rl = { .rlim_cur = n + 64, .rlim_max = n + 64 };
+	struct pollfd *fds = calloc(n, sizeof(*fds));
 	cpu_set_t set;
-	size_t i;
+	unsigned long i;
+	int p[2];
 
-	reg.range.start = (unsigned long)trap;
-	reg.range.len = page;
-	if (fd < 0 || uffd < 0 || trap == MAP_FAILED || mib < 1 ||
-	    mib > HELD_MAX_MIB || ioctl(uffd, UFFDIO_API, &api) ||
-	    ioctl(uffd, UFFDIO_REGISTER, &reg)) {
-		perror("sysloop: read1");
+	if (!fds || n < 1 || n > HELD_MAX || pipe(p) ||
+	    setrlimit(RLIMIT_NOFILE, &rl)) {
+		perror("sysloop: poll1");
 		exit(1);
 	}
-	for (i = 0; i < mib; i++)
-		iov[i] = (struct iovec){ .iov_base = buf, .iov_len = 1 << 20 };
-	iov[mib] = (struct iovec){ .iov_base = trap, .iov_len = page };
+	for (i = 0; i < n; i++)
+		fds[i] = (struct pollfd){ .fd = p[0], .events = POLLIN };
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
 	if (sched_setaffinity(0, sizeof(set), &set)) {
-		perror("sysloop: read1: CPU");
+		perror("sysloop: poll1: CPU");
 		exit(1);
 	}
-	readv(fd, iov, mib + 1);
+	poll(fds, n, -1);
 	exit(1);
 }
 
-/* Whether @pid sleeps in readv() (/proc/PID/syscall: "19 ..."). */
-static int in_readv(pid_t pid)
+/* Whether @pid sleeps in poll() (/proc/PID/syscall: "7 ..."). */
+static int in_poll(pid_t pid)
 {
 	char path[64], line[64] = "";
 	FILE *f;
@@ -139,11 +127,11 @@ static int in_readv(pid_t pid)
 	if (!fgets(line, sizeof(line), f))
 		line[0] = 0;
 	fclose(f);
-	return !strncmp(line, "19 ", 3);
+	return !strncmp(line, "7 ", 2);
 }
 
-/* Run @file; returns once it sleeps in its readv() on @cpu. */
-static int hold(const char *file, const char *mib, const char *cpu)
+/* Run @file; returns once it sleeps in its poll() on @cpu. */
+static int hold(const char *file, const char *n, const char *cpu)
 {
 	pid_t pid;
 	int i;
@@ -151,11 +139,11 @@ static int hold(const char *file, const char *mib, const char *cpu)
 	pid = fork();
 	if (pid == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		execl(file, file, "read1", mib, cpu, (char *)NULL);
+		execl(file, file, "poll1", n, cpu, (char *)NULL);
 		_exit(1);
 	}
 	for (i = 0; pid > 0 && i < 6000; i++) {
-		if (in_readv(pid))
+		if (in_poll(pid))
 			return 0;
 		if (waitpid(pid, NULL, WNOHANG) == pid)
 			break;
@@ -168,8 +156,8 @@ int main(int argc, char **argv)
 {
 	int i;
 
-	if (argc == 4 && !strcmp(argv[1], "read1"))
-		read_once(strtoul(argv[2], NULL, 0), atoi(argv[3]));
+	if (argc == 4 && !strcmp(argv[1], "poll1"))
+		poll_once(strtoul(argv[2], NULL, 0), atoi(argv[3]));
 	if (argc >= 5 && !strcmp(argv[1], "held")) {
 		for (i = 4; i < argc; i++)
 			if (hold(argv[i], argv[2], argv[3])) {
@@ -186,7 +174,7 @@ int main(int argc, char **argv)
 			 (strcmp(argv[1], "read") || argc != 3) &&
 			 (strcmp(argv[1], "zero") || argc != 5))) {
 		fprintf(stderr, "usage: sysloop getppid | read FILE | "
-			"zero MIB N GOFILE | held MIB CPU FILE...\n");
+			"zero MIB N GOFILE | held N CPU FILE...\n");
 		return 2;
 	}
 	printf("%d\n", getpid());

@@ -78,24 +78,24 @@ if [ "${deferred:-0}" -ge 4 ]; then
 else
 	pass "samples in one system call joined the waiting one # SKIP too few deferred ($what)"
 fi
-# A task that sleeps in the kernel after it was sampled (here: at a page
-# registered with userfaultfd that nobody serves, at the end of a long
-# readv()) keeps its sample waiting for it, for hours maybe. 16 such
-# tasks, each its own copy of the program, started on CPU 1 and moved to
-# CPU 0 for their readv() (their files new to CPU 0's build-id cache, so
-# each sample there waits), hold more than CPU 0's 8 slots. Before
-# ABI 2.5 every later miss there stayed raw until they woke
-# (defer_no_slot); now a slot whose task has not come for it in a second
-# is taken back, its sample written with its unresolved frames raw, and
-# a new program on CPU 0 (its own first sample a miss) comes back named.
-# RESET_STATS need not wait for them either, and once they are let go,
-# every one's work runs and the module is free again.
+# A task that sleeps in the kernel after it was sampled (here: in a
+# poll() of 65,536 entries, after polling each) keeps its sample waiting
+# for it, for hours maybe. 16 such tasks, each its own copy of the
+# program, started on CPU 1 and moved to CPU 0 for their poll() (their
+# files new to CPU 0's build-id cache, so each sample there waits), hold
+# more than CPU 0's 8 slots. Before ABI 2.5 every later miss there
+# stayed raw until they woke (defer_no_slot); now a slot whose task has
+# not come for it in a second is taken back, its sample written with its
+# unresolved frames raw, and a new program on CPU 0 (its own first
+# sample a miss) comes back named. RESET_STATS need not wait for them
+# either, and once they are let go, every one's work runs and the module
+# is free again.
 rm -f /tmp/held.*
 for k in $(seq 16); do cp /stackid/sysloop /tmp/held.$k; done
 $S record -o /tmp/held.rec -F 999 -d 120000 >/tmp/held.out 2>&1 &
 rec=$!
 sleep 0.5
-taskset -c 1 /stackid/sysloop held 64 0 /tmp/held.[0-9]* >/tmp/held.pid &
+taskset -c 1 /stackid/sysloop held 65536 0 /tmp/held.[0-9]* >/tmp/held.pid &
 i=0
 while [ ! -s /tmp/held.pid ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
 sleep 1.5	# the slots they hold are a second old then
