@@ -28,8 +28,9 @@
  * STACKID_STAT_DEFER_NO_SLOT when the slots ran out.
  *
  * Taking back. A task sampled just before it sleeps in the kernel (epoll,
- * a futex, a ptrace stop) runs its work only when it wakes, maybe hours
- * later. So the work is not in the slot: it is in one of the CPU's
+ * a futex, poll) runs its work only when it wakes, maybe hours later (a
+ * ptrace stop does not hold it: ptrace_notify() runs task works). So the
+ * work is not in the slot: it is in one of the CPU's
  * STACKID_DEFER_TICKETS tickets, with the references it drops, and the
  * slot names its ticket (claim). When every slot is in use, the handler
  * takes back one queued at least STACKID_DEFER_TAKE_BACK_MS ago: it
