@@ -64,7 +64,8 @@
  * handler when it needs the slot, with its unresolved frames raw, where
  * 2.4 kept the slot until the task woke up, for hours maybe, and later
  * samples on that CPU found none (STACKID_STAT_DEFER_TAKEN_BACK,
- * appended). No record changed.
+ * appended; and STACKID_STAT_DEFER_NO_TICKET, for a CPU whose queued
+ * works, 256, are all waiting). No record changed.
  */
 #ifndef _UAPI_STACKID_H
 #define _UAPI_STACKID_H
@@ -490,6 +491,12 @@ enum stackid_stat {
 	 * written then, with frames not yet resolved raw (NOT_RESOLVED)
 	 */
 	STACKID_STAT_DEFER_TAKEN_BACK,
+	/*
+	 * ABI 2.5: samples not handed over because every ticket of their
+	 * CPU was held (256 queued works, each until its task next heads
+	 * for user space: tasks asleep in the kernel); frames raw
+	 */
+	STACKID_STAT_DEFER_NO_TICKET,
 	STACKID_STAT_NR
 };
 

@@ -311,6 +311,16 @@ static inline int stackid_task_work_add_current(struct callback_head *work)
 #endif
 }
 
+/* Whether stackid_task_work_add_current() can queue a work here at all. */
+static inline bool stackid_task_work_can_add(void)
+{
+#ifdef STACKID_HAS_TWA_NMI_CURRENT
+	return true;
+#else
+	return !(in_nmi() && IS_ENABLED(CONFIG_KASAN));
+#endif
+}
+
 /*
  * Whether a task_work queued now (stackid_task_work_add_current()) runs
  * before the task executes user code again. From hardirq, yes: the

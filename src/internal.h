@@ -68,7 +68,7 @@ struct cgroup;
 #define STACKID_TASK_PARSES	32
 #define STACKID_DEFER_SLOTS	8	/* per CPU, at most BITS_PER_LONG */
 #define STACKID_DEFER_JOINS	8	/* samples joining one slot's */
-#define STACKID_DEFER_TICKETS	BITS_PER_LONG	/* queued works, per CPU */
+#define STACKID_DEFER_TICKETS	256	/* queued works, per CPU */
 /* a slot whose task has not come for it in this long may be taken back */
 #define STACKID_DEFER_TAKE_BACK_MS	1000
 
@@ -266,7 +266,8 @@ struct stackid_cpu {
 	/* samples waiting for their task's own context (task.c) */
 	unsigned long defer_busy;	/* bit i: defer[i] in use */
 	struct stackid_deferred *defer[STACKID_DEFER_SLOTS];
-	unsigned long ticket_busy;	/* bit i: tickets[i] queued */
+	/* bit i: tickets[i] queued */
+	unsigned long ticket_busy[STACKID_DEFER_TICKETS / BITS_PER_LONG];
 	struct stackid_ticket tickets[STACKID_DEFER_TICKETS];
 	local64_t stats[STACKID_STAT_NR];
 	local64_t cost_sum;		/* handler ns, see stackid_cost */

@@ -54,6 +54,7 @@ static const char *const stat_names[STACKID_STAT_NR] = {
 	[STACKID_STAT_DROP_STALE] = "dropped_stale",
 	[STACKID_STAT_DEFER_JOINED] = "defer_joined",
 	[STACKID_STAT_DEFER_TAKEN_BACK] = "defer_taken_back",
+	[STACKID_STAT_DEFER_NO_TICKET] = "defer_no_ticket",
 };
 
 static const char *const stop_names[STACKID_STOP_NR] = {

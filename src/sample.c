@@ -298,26 +298,59 @@ void stackid_deferred_settle(struct stackid_ksample *ks)
  */
 int stackid_defer_take_back(struct stackid_cpu *c, bool any)
 {
-	unsigned long busy = READ_ONCE(c->defer_busy), claim;
+	unsigned long busy = READ_ONCE(c->defer_busy), claim, oldest = 0;
 	unsigned long wait = msecs_to_jiffies(STACKID_DEFER_TAKE_BACK_MS);
 	struct stackid_deferred *d;
-	unsigned int i;
+	unsigned int i, tries;
+	int best;
 
-	for (i = 0; i < STACKID_DEFER_SLOTS; i++) {
-		if (!(busy & BIT(i)))
-			continue;
-		d = c->defer[i];
+	for (tries = 0; tries < STACKID_DEFER_SLOTS; tries++) {
+		/* the one that has waited longest */
+		best = -1;
+		for (i = 0; i < STACKID_DEFER_SLOTS; i++) {
+			if (!(busy & BIT(i)))
+				continue;
+			d = c->defer[i];
+			if (!READ_ONCE(d->claim) ||
+			    (!any && (d->task == current ||
+				      time_before(jiffies, d->queued + wait))))
+				continue;
+			if (best < 0 || time_before(d->queued, oldest)) {
+				best = i;
+				oldest = d->queued;
+			}
+		}
+		if (best < 0)
+			return -1;
+		d = c->defer[best];
+		busy &= ~BIT(best);
 		claim = READ_ONCE(d->claim);
-		if (!claim || (!any && (d->task == current ||
-				     time_before(jiffies, d->queued + wait))))
-			continue;
 		/* its work may claim it on another CPU right now: one wins */
-		if (cmpxchg(&d->claim, claim, 0) != claim)
+		if (!claim || cmpxchg(&d->claim, claim, 0) != claim)
 			continue;
 		stackid_deferred_settle(&d->ks);
 		stackid_deferred_write_all(c, d, d->njoins);
 		stackid_stat_inc(c, STACKID_STAT_DEFER_TAKEN_BACK);
-		return i;
+		return best;
+	}
+	return -1;
+}
+
+/* A free ticket of @c, now the caller's, or -1. */
+static int stackid_ticket_get(struct stackid_cpu *c)
+{
+	unsigned long busy;
+	unsigned int w, b;
+
+	for (w = 0; w < ARRAY_SIZE(c->ticket_busy); w++) {
+		busy = READ_ONCE(c->ticket_busy[w]);
+		while (~busy) {
+			b = ffz(busy);
+			if (!test_and_set_bit(w * BITS_PER_LONG + b,
+					      c->ticket_busy))
+				return w * BITS_PER_LONG + b;
+			busy |= BIT(b);
+		}
 	}
 	return -1;
 }
@@ -338,26 +371,28 @@ static bool stackid_defer(struct stackid_cpu *c, struct stackid_ksample *ks,
 	struct file *anchor = READ_ONCE(stackid_state.anchor);
 	struct stackid_deferred *d;
 	struct stackid_ticket *t;
-	unsigned int i, k;
-	int back;
+	bool back = false;
+	unsigned int n;
+	int i, k;
 
-	if (!anchor)
+	/* nothing is taken back for a work that cannot be queued */
+	if (!anchor || !stackid_task_work_can_add())
 		return false;
-	for (k = 0; k < STACKID_DEFER_TICKETS; k++)
-		if (!test_and_set_bit(k, &c->ticket_busy))
-			break;
-	for (i = 0; k < STACKID_DEFER_TICKETS && i < STACKID_DEFER_SLOTS; i++)
+	k = stackid_ticket_get(c);
+	if (k < 0) {
+		stackid_stat_inc(c, STACKID_STAT_DEFER_NO_TICKET);
+		return false;
+	}
+	for (i = 0; i < STACKID_DEFER_SLOTS; i++)
 		if (!test_and_set_bit(i, &c->defer_busy))
 			break;
-	if (k < STACKID_DEFER_TICKETS && i == STACKID_DEFER_SLOTS) {
-		/* one that waits too long for its task, written now */
-		back = stackid_defer_take_back(c, false);
-		if (back >= 0)
-			i = back;
+	if (i == STACKID_DEFER_SLOTS) {
+		/* the one that has waited longest for its task, written now */
+		i = stackid_defer_take_back(c, false);
+		back = i >= 0;
 	}
-	if (k == STACKID_DEFER_TICKETS || i == STACKID_DEFER_SLOTS) {
-		if (k < STACKID_DEFER_TICKETS)
-			clear_bit(k, &c->ticket_busy);
+	if (i < 0) {
+		clear_bit(k, c->ticket_busy);
 		stackid_stat_inc(c, STACKID_STAT_DEFER_NO_SLOT);
 		return false;
 	}
@@ -391,7 +426,14 @@ static bool stackid_defer(struct stackid_cpu *c, struct stackid_ksample *ks,
 	if (stackid_task_work_add_current(&t->work)) {
 		WRITE_ONCE(d->claim, 0);
 		clear_bit(i, &c->defer_busy);
-		clear_bit(k, &c->ticket_busy);
+		clear_bit(k, c->ticket_busy);
+		/*
+		 * The caller writes @ks itself: the entries its hits pointed
+		 * to may hold another file now that the taken-back sample was
+		 * written (its misses inserted), so they are looked up again.
+		 */
+		for (n = 0; back && n < ks->nr_files; n++)
+			ks->files[n].entry = NULL;
 		return false;
 	}
 	/*
@@ -462,6 +504,8 @@ static bool stackid_defer_join(struct stackid_cpu *c, struct pt_regs *regs,
 		/* the work reads njoins once it started: after the join */
 		barrier();
 		d->njoins++;
+		/* its task is busy in the kernel, not asleep: not taken back */
+		d->queued = jiffies;
 		stackid_stat_inc(c, STACKID_STAT_DEFERRED);
 		stackid_stat_inc(c, STACKID_STAT_DEFER_JOINED);
 		return true;

@@ -29,17 +29,23 @@
  *
  * Taking back. A task sampled just before it sleeps in the kernel (epoll,
  * a futex, poll) runs its work only when it wakes, maybe hours later (a
- * ptrace stop does not hold it: ptrace_notify() runs task works). So the
- * work is not in the slot: it is in one of the CPU's
+ * ptrace stop mostly does not hold it: ptrace_notify() runs task works
+ * first). So the work is not in the slot: it is in one of the CPU's
  * STACKID_DEFER_TICKETS tickets, with the references it drops, and the
  * slot names its ticket (claim). When every slot is in use, the handler
- * takes back one queued at least STACKID_DEFER_TAKE_BACK_MS ago: it
- * claims it with cmpxchg() and writes its sample and joins then, their
- * unresolved frames raw (STACKID_STAT_DEFER_TAKEN_BACK). The work claims
- * its slot the same way before it touches it; whichever comes second
- * finds the claim gone, and a work that lost it only drops its ticket's
- * references. Tickets are never taken back: a CPU runs out of them only
- * when 64 of the tasks sampled on it sleep so at once.
+ * takes back the one that has waited longest, if that is at least
+ * STACKID_DEFER_TAKE_BACK_MS since it was queued or a sample last joined
+ * it (a task still sampled in the kernel is busy, not asleep): it claims
+ * it with cmpxchg() and writes its sample and joins then, their
+ * unresolved frames raw, and a cgroup not named yet stays unnamed
+ * (STACKID_STAT_DEFER_TAKEN_BACK). The work claims its slot the same way
+ * before it touches it; whichever comes second finds the claim gone, and
+ * a work that lost it only drops its ticket's references. Tickets are
+ * never taken back, and a task asleep keeps all of its own (one per
+ * slot it took, 8 at most on one CPU): a CPU runs out of tickets only
+ * when 32 to 256 tasks sampled on it sleep so at once
+ * (STACKID_STAT_DEFER_NO_TICKET). STACKID_IOC_RESET_STATS takes every
+ * queued slot back.
  *
  * Unloading. Each queued ticket holds a reference on stackid_state.anchor,
  * a file whose file_operations are owned by this module; the module
@@ -368,38 +374,63 @@ void stackid_task_fn(struct callback_head *work)
 	mmdrop(t->mm);
 	/* the ticket goes back to its CPU's handler */
 	smp_mb__before_atomic();
-	clear_bit(t->index, &t->owner->ticket_busy);
+	clear_bit(t->index, t->owner->ticket_busy);
 	fput(anchor);	/* last: see "Unloading" above */
 }
 
-/* IPI of stackid_defer_take_back_all(): every slot queued on this CPU. */
-static void stackid_defer_take_back_here(void *unused)
+/* Every slot queued on @c, taken back, written, free; @c held. */
+static void stackid_defer_take_back_cpu(struct stackid_cpu *c)
 {
-	struct stackid_cpu *c;
-	unsigned long flags;
 	int i;
 
-	c = stackid_cpu_get(&flags);
 	while ((i = stackid_defer_take_back(c, true)) >= 0) {
 		/* its sample is written before the slot is free */
 		smp_mb__before_atomic();
 		clear_bit(i, &c->defer_busy);
 	}
+}
+
+/* IPI of stackid_defer_take_back_all() */
+static void stackid_defer_take_back_here(void *unused)
+{
+	struct stackid_cpu *c;
+	unsigned long flags;
+
+	c = stackid_cpu_get(&flags);
+	stackid_defer_take_back_cpu(c);
 	stackid_cpu_put(c, flags);
 }
 
 /*
- * With sampling off (STACKID_IOC_RESET_STATS), each online CPU takes back
- * every slot still queued there, in an IPI (holding the CPU as process
- * context does): the samples of tasks asleep in the kernel are written
+ * With sampling off (STACKID_IOC_RESET_STATS), each CPU's queued slots
+ * are taken back: the samples of tasks asleep in the kernel are written
  * now, so that zeroing the counters need not wait for those tasks to
- * wake. A slot whose work runs right now stays, as does one of an
- * offline CPU.
+ * wake. An online CPU does it in an IPI, holding itself as process
+ * context does; an offline one has no writer of its state, so it is
+ * done from here, as stackid_rings_reset() does. A slot whose work runs
+ * right now stays.
  */
 void stackid_defer_take_back_all(void)
 {
+	struct stackid_cpu *c;
+	unsigned long flags;
+	int cpu;
+
 	cpus_read_lock();
 	on_each_cpu(stackid_defer_take_back_here, NULL, 1);
+	for_each_possible_cpu(cpu) {
+		if (cpu_online(cpu))
+			continue;
+		c = stackid_state.cpus[cpu];
+		local_irq_save(flags);
+		WRITE_ONCE(c->busy, 1);
+		barrier();
+		stackid_cpu_session(c);
+		stackid_defer_take_back_cpu(c);
+		barrier();
+		WRITE_ONCE(c->busy, 0);
+		local_irq_restore(flags);
+	}
 	cpus_read_unlock();
 }
 
