@@ -35,12 +35,13 @@ void stackid_cpu_session(struct stackid_cpu *c)
 	c->session = s;
 }
 
-struct stackid_cpu *stackid_cpu_get(unsigned long *flags)
+/*
+ * Hold @c, interrupts off: this CPU's, or an offline CPU's (no writer of
+ * its state; task.c: stackid_defer_take_back_all()). Released with
+ * stackid_cpu_put().
+ */
+void stackid_cpu_hold(struct stackid_cpu *c)
 {
-	struct stackid_cpu *c;
-
-	local_irq_save(*flags);
-	c = stackid_state.cpus[smp_processor_id()];
 	/*
 	 * Interrupts are off, so neither this CPU's hardirq handler nor
 	 * another process-context taker can hold it; an NMI handler always
@@ -50,6 +51,15 @@ struct stackid_cpu *stackid_cpu_get(unsigned long *flags)
 	WRITE_ONCE(c->busy, 1);
 	barrier();
 	stackid_cpu_session(c);
+}
+
+struct stackid_cpu *stackid_cpu_get(unsigned long *flags)
+{
+	struct stackid_cpu *c;
+
+	local_irq_save(*flags);
+	c = stackid_state.cpus[smp_processor_id()];
+	stackid_cpu_hold(c);
 	return c;
 }
 

@@ -355,6 +355,7 @@ static inline void stackid_stat_add(struct stackid_cpu *c, int i, long v)
  * cannot happen with interrupts off, or a nested taker.
  */
 struct stackid_cpu *stackid_cpu_get(unsigned long *flags);
+void stackid_cpu_hold(struct stackid_cpu *c);
 void stackid_cpu_put(struct stackid_cpu *c, unsigned long flags);
 void stackid_cpu_session(struct stackid_cpu *c);
 
@@ -403,6 +404,18 @@ void stackid_defer_free(struct stackid_cpu *c);
 bool stackid_defer_idle(void);
 void stackid_task_fn(struct callback_head *work);
 void stackid_deferred_settle(struct stackid_ksample *ks);
+
+/*
+ * @ks's files forget the build-id cache entries the handler's hits
+ * pointed to; writing the sample looks them up again by key (emit.c).
+ */
+static inline void stackid_forget_entries(struct stackid_ksample *ks)
+{
+	unsigned int i;
+
+	for (i = 0; i < ks->nr_files; i++)
+		ks->files[i].entry = NULL;
+}
 int stackid_defer_take_back(struct stackid_cpu *c, bool any);
 void stackid_defer_take_back_all(void);
 void stackid_deferred_write_all(struct stackid_cpu *c,

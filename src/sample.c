@@ -271,10 +271,7 @@ void stackid_deferred_write_all(struct stackid_cpu *c,
  */
 void stackid_deferred_settle(struct stackid_ksample *ks)
 {
-	unsigned int i;
-
-	for (i = 0; i < ks->nr_files; i++)
-		ks->files[i].entry = NULL;
+	stackid_forget_entries(ks);
 	stackid_settle(ks, STACKID_IP_NOT_RESOLVED);
 	ks->hdr.flags |= STACKID_SF_DEFERRED;
 }
@@ -372,7 +369,6 @@ static bool stackid_defer(struct stackid_cpu *c, struct stackid_ksample *ks,
 	struct stackid_deferred *d;
 	struct stackid_ticket *t;
 	bool back = false;
-	unsigned int n;
 	int i, k;
 
 	/* nothing is taken back for a work that cannot be queued */
@@ -432,8 +428,8 @@ static bool stackid_defer(struct stackid_cpu *c, struct stackid_ksample *ks,
 		 * to may hold another file now that the taken-back sample was
 		 * written (its misses inserted), so they are looked up again.
 		 */
-		for (n = 0; back && n < ks->nr_files; n++)
-			ks->files[n].entry = NULL;
+		if (back)
+			stackid_forget_entries(ks);
 		return false;
 	}
 	/*

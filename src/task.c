@@ -319,7 +319,7 @@ static void stackid_task_finish(struct stackid_deferred *d)
 {
 	struct stackid_ksample *ks = &d->ks;
 	struct mm_struct *mm = current->mm;
-	unsigned int i, njoins;
+	unsigned int njoins;
 	struct stackid_cpu *c;
 	unsigned long flags;
 	bool stale;
@@ -337,8 +337,7 @@ static void stackid_task_finish(struct stackid_deferred *d)
 	 * looked up again in the cache of the CPU that writes the sample
 	 * (emit.c), whether or not the sample is resolved here.
 	 */
-	for (i = 0; i < ks->nr_files; i++)
-		ks->files[i].entry = NULL;
+	stackid_forget_entries(ks);
 	stale = d->session != READ_ONCE(stackid_state.session);
 	if (!stale && mm && mm == d->mm && !(current->flags & PF_EXITING)) {
 		unsigned int parses = 0;
@@ -423,13 +422,9 @@ void stackid_defer_take_back_all(void)
 			continue;
 		c = stackid_state.cpus[cpu];
 		local_irq_save(flags);
-		WRITE_ONCE(c->busy, 1);
-		barrier();
-		stackid_cpu_session(c);
+		stackid_cpu_hold(c);
 		stackid_defer_take_back_cpu(c);
-		barrier();
-		WRITE_ONCE(c->busy, 0);
-		local_irq_restore(flags);
+		stackid_cpu_put(c, flags);
 	}
 	cpus_read_unlock();
 }
