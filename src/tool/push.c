@@ -582,7 +582,6 @@ static int push_part(void *arg, uint64_t from, uint64_t until, uint32_t hz,
 #define SYM_BIDS_MAX	512
 #define SYM_HITS_MAX	200000
 #define SYM_SPANS_MAX	(2u << 20)
-#define SYM_NOFILE	65536	/* what symbolizer_new() raises it to */
 
 static uint64_t sym_keep(const struct pusher *p)
 {
@@ -730,11 +729,12 @@ struct pusher *pusher_new(const struct push_opts *o, FILE *err)
 	/*
 	 * The kept symbolizer holds up to two files open per build-id it
 	 * found: the soft limit on open files (1024 for a service) is
-	 * raised to SYM_NOFILE where the hard one allows, and it is kept to
+	 * raised to SYMBOLIZER_NOFILE where the hard one allows (here first,
+	 * to know the bound before a symbolizer exists), and it is kept to
 	 * an eighth of what that gives in build-ids.
 	 */
 	p->sym_bids_max = SYM_BIDS_MAX;
-	lim = nofile_raise(SYM_NOFILE);
+	lim = nofile_raise(SYMBOLIZER_NOFILE);
 	if (lim && lim / 8 < p->sym_bids_max)
 		p->sym_bids_max = lim / 8;
 	if (o->spool && spool_open(p, o->spool) < 0) {

@@ -92,16 +92,6 @@ struct symbolizer {
 	bool out_of_fds;	/* said once */
 };
 
-/*
- * Each build-id found keeps its file, and its debug file if it has one,
- * open for as long as the symbolizer lives (libdwfl reads them lazily):
- * a report of 600 libraries with debug files needs more than the usual
- * soft limit of 1024 open files. It is raised to this where the hard
- * limit allows; past it, the build-ids not yet read are left as file
- * offsets, and that is said.
- */
-#define SYM_NOFILE	65536
-
 struct symbolizer *symbolizer_new(const struct symbolizer_opts *o)
 {
 	struct symbolizer *s = xcalloc(1, sizeof(*s));
@@ -114,7 +104,7 @@ struct symbolizer *symbolizer_new(const struct symbolizer_opts *o)
 		s->o.err = stderr;
 	s->debuginfo_path = xmalloc(strlen(s->o.debug_dir) + 9);
 	sprintf(s->debuginfo_path, ":.debug:%s", s->o.debug_dir);
-	nofile_raise(SYM_NOFILE);
+	nofile_raise(SYMBOLIZER_NOFILE);
 	return s;
 }
 

@@ -84,6 +84,16 @@ void symbolizer_free(struct symbolizer *s);
  * build-ids it knows; hits, the addresses it looked up and keeps; spans,
  * the entries of its symbol indexes (32 bytes each).
  */
+/*
+ * Each build-id found keeps its file, and its debug file if it has one,
+ * open for as long as the symbolizer lives (libdwfl reads them lazily):
+ * a report of 600 libraries with debug files needs more than the usual
+ * soft limit of 1024 open files. symbolizer_new() raises it to this where
+ * the hard limit allows; past it, the build-ids not yet read are left as
+ * file offsets, and that is said.
+ */
+#define SYMBOLIZER_NOFILE	65536
+
 struct symbolizer_stats {
 	uint64_t loads, bids, hits, spans;
 };

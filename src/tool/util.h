@@ -102,7 +102,6 @@ static inline size_t intern_len(const struct intern *t, unsigned int i)
 }
 void intern_free(struct intern *t);
 
-/* CLOCK_MONOTONIC in ns */
 /*
  * Raise the soft limit on open files to @want, or to the hard limit where
  * that is lower; never lowers it. Returns the soft limit then in force
@@ -110,6 +109,7 @@ void intern_free(struct intern *t);
  */
 unsigned long nofile_raise(unsigned long want);
 
+/* CLOCK_MONOTONIC in ns */
 static inline uint64_t now_ns(void)
 {
 	struct timespec ts;
