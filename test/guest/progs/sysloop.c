@@ -6,7 +6,8 @@
  * or, for the test of samples that join a waiting one, once a writer
  * opened the FIFO GOFILE (till then asleep, never sampled), N reads of
  * MIB MiB from /dev/zero (each a long stretch in the kernel), then
- * sleeps. Prints its pid once running.
+ * sleeps. Prints its pid once running ("zero": once its buffer is
+ * faulted in, just before it waits for the FIFO).
  *
  * held N CPU FILE...: for the test of tasks that sleep in the kernel
  * after they were sampled. Runs each FILE (a copy of this program, one
@@ -65,8 +66,15 @@ __attribute__((noinline)) static void zero_reads(size_t mib, int n,
 		perror("sysloop");
 		exit(1);
 	}
-	/* faulted in now: the reads are clear_user() alone, all alike */
+	/*
+	 * Faulted in now, before the pid is printed (so before a recording
+	 * can start): the reads are clear_user() alone, all alike, and no
+	 * sample of a page fault puts this file in a CPU's cache before the
+	 * reads are sampled.
+	 */
 	memset(big, 1, len);
+	printf("%d\n", getpid());
+	fflush(stdout);
 	if (open(go, O_RDONLY) < 0) {
 		perror(go);
 		exit(1);
@@ -177,12 +185,12 @@ int main(int argc, char **argv)
 			"zero MIB N GOFILE | held N CPU FILE...\n");
 		return 2;
 	}
+	if (!strcmp(argv[1], "zero"))
+		zero_reads(strtoul(argv[2], NULL, 0), atoi(argv[3]), argv[4]);
 	printf("%d\n", getpid());
 	fflush(stdout);
 	if (!strcmp(argv[1], "getppid"))
 		loop_getppid();
-	if (!strcmp(argv[1], "zero"))
-		zero_reads(strtoul(argv[2], NULL, 0), atoi(argv[3]), argv[4]);
 	loop_read(argv[2]);
 	return 0;
 }
