@@ -4,9 +4,10 @@
  * kernel-frame tests: main -> loop_getppid -> getppid(), or
  * main -> loop_read -> read() of FILE (from the start again at its end);
  * or, for the test of samples that join a waiting one, once a writer
- * opened the FIFO GOFILE (till then asleep, never sampled), N reads of
- * MIB MiB from /dev/zero (each a long stretch in the kernel), then
- * sleeps. Prints its pid once running ("zero": once its buffer is
+ * opened the FIFO GOFILE (till then asleep, never sampled), N reads
+ * from /dev/zero of about MS milliseconds each (a long stretch in the
+ * kernel; the length measured on this machine), then sleeps. Prints its
+ * pid once running ("zero": once its reads are measured and its buffer
  * faulted in, just before it waits for the FIFO).
  *
  * held N CPU FILE...: for the test of tasks that sleep in the kernel
@@ -31,6 +32,7 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static char buf[1 << 20];
@@ -54,25 +56,59 @@ __attribute__((noinline)) static void loop_read(const char *path)
 			lseek(fd, 0, SEEK_SET);
 }
 
-__attribute__((noinline)) static void zero_reads(size_t mib, int n,
+/* Read @len bytes of /dev/zero (@fd) into @big; the time it took, in ns. */
+static double zero_read(int fd, char *big, size_t len)
+{
+	struct timespec a, b;
+	size_t off;
+	ssize_t r;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	for (off = 0; off < len; off += r) {
+		r = read(fd, big + off, len - off);
+		if (r <= 0) {
+			perror("sysloop: /dev/zero");
+			exit(1);
+		}
+	}
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	return (b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec);
+}
+
+#define ZERO_CAL	(16UL << 20)
+#define ZERO_MAX	(256UL << 20)
+
+__attribute__((noinline)) static void zero_reads(unsigned int ms, int n,
 					       const char *go)
 {
-	size_t len = mib << 20, off;
-	char *big = malloc(len);
 	int fd = open("/dev/zero", O_RDONLY), i;
-	ssize_t r;
+	size_t len = ZERO_CAL;
+	char *big = malloc(ZERO_MAX);
+	double t, best = 0;
 
 	if (!big || fd < 0) {
 		perror("sysloop");
 		exit(1);
 	}
 	/*
-	 * Faulted in now, before the pid is printed (so before a recording
-	 * can start): the reads are clear_user() alone, all alike, and no
-	 * sample of a page fault puts this file in a CPU's cache before the
-	 * reads are sampled.
+	 * Reads of about @ms each, on this kernel and machine: a 16 MiB
+	 * read is timed (the fastest of three) and the length scaled. All
+	 * of it, the buffer faulted in too, before the pid is printed (so
+	 * before a recording can start): the reads are clear_user() alone,
+	 * all alike, and no sample of a page fault puts this file in a
+	 * CPU's cache before the reads are sampled.
 	 */
 	memset(big, 1, len);
+	for (i = 0; i < 3; i++) {
+		t = zero_read(fd, big, len);
+		if (!i || t < best)
+			best = t;
+	}
+	len = best > 0 ? (size_t)(ZERO_CAL * (ms * 1e6 / best)) : ZERO_MAX;
+	len = len < (1UL << 20) ? 1UL << 20 : len > ZERO_MAX ? ZERO_MAX : len;
+	memset(big, 1, len);
+	fprintf(stderr, "# sysloop zero: %d reads of %zu KiB (16 MiB took %.1f ms)\n",
+		n, len >> 10, best / 1e6);
 	printf("%d\n", getpid());
 	fflush(stdout);
 	if (open(go, O_RDONLY) < 0) {
@@ -80,11 +116,7 @@ __attribute__((noinline)) static void zero_reads(size_t mib, int n,
 		exit(1);
 	}
 	for (i = 0; i < n; i++)
-		for (off = 0; off < len; off += r) {
-			r = read(fd, big + off, len - off);
-			if (r <= 0)
-				exit(1);
-		}
+		zero_read(fd, big, len);
 	for (;;)
 		pause();
 }
@@ -182,7 +214,7 @@ int main(int argc, char **argv)
 			 (strcmp(argv[1], "read") || argc != 3) &&
 			 (strcmp(argv[1], "zero") || argc != 5))) {
 		fprintf(stderr, "usage: sysloop getppid | read FILE | "
-			"zero MIB N GOFILE | held N CPU FILE...\n");
+			"zero MS N GOFILE | held N CPU FILE...\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "zero"))
