@@ -40,6 +40,7 @@
 #include <linux/timer.h>
 #include <linux/types.h>
 #include <linux/kallsyms.h>
+#include <linux/sched/clock.h>
 #include <linux/jhash.h>
 #include <linux/list.h>
 #include <asm/local64.h>
@@ -532,6 +533,9 @@ bool stackid_test_floor(void);
 void stackid_test_task_hold(void);
 bool stackid_test_stages(void);
 void stackid_test_stages_add(const u64 *t);
+void stackid_test_take_back_add(u64 ns, unsigned int samples);
+/* local_clock() in test builds, where take-backs are timed; else 0 */
+static inline u64 stackid_test_clock(void) { return local_clock(); }
 #else
 static inline int stackid_test_init(void) { return 0; }
 static inline void stackid_test_exit(void) { }
@@ -541,6 +545,8 @@ static inline bool stackid_test_floor(void) { return false; }
 static inline void stackid_test_task_hold(void) { }
 static inline bool stackid_test_stages(void) { return false; }
 static inline void stackid_test_stages_add(const u64 *t) { }
+static inline void stackid_test_take_back_add(u64 ns, unsigned int samples) { }
+static inline u64 stackid_test_clock(void) { return 0; }
 #endif
 
 #endif /* STACKID_INTERNAL_H */

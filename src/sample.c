@@ -297,6 +297,7 @@ int stackid_defer_take_back(struct stackid_cpu *c, bool any)
 {
 	unsigned long busy = READ_ONCE(c->defer_busy), claim, oldest = 0;
 	unsigned long wait = msecs_to_jiffies(STACKID_DEFER_TAKE_BACK_MS);
+	u64 t0 = stackid_test_clock();
 	struct stackid_deferred *d;
 	unsigned int i, tries;
 	int best;
@@ -328,6 +329,8 @@ int stackid_defer_take_back(struct stackid_cpu *c, bool any)
 		stackid_deferred_settle(&d->ks);
 		stackid_deferred_write_all(c, d, d->njoins);
 		stackid_stat_inc(c, STACKID_STAT_DEFER_TAKEN_BACK);
+		stackid_test_take_back_add(stackid_test_clock() - t0,
+					   d->njoins + 1);
 		return best;
 	}
 	return -1;

@@ -19,6 +19,12 @@
  *    every sample that walks a user stack; test_stage_ns reads
  *    "samples N kernel NS walk NS resolve NS finish NS", sums since the
  *    module was loaded: where `make bench`'s handler time goes.
+ *  - test_take_back_ns reads "taken N samples N sum NS max NS": the
+ *    slots taken back (sample.c: stackid_defer_take_back()) since the
+ *    module was loaded, the samples they wrote (each slot's sample and
+ *    its joins), and the time each take-back took in the handler, from
+ *    its search for a slot to the last record written: what `make
+ *    bench` prints for a CPU whose slots are held by sleeping tasks.
  *  - test_kthread_ms=N starts a kernel thread "stackid_spin" that spins
  *    in stackid_test_spin() for N ms, then sleeps until the next write
  *    or the module's exit: a kernel thread whose stack is known.
@@ -125,6 +131,40 @@ static const struct kernel_param_ops stackid_stages_ops = {
 
 module_param_cb(test_stage_ns, &stackid_stages_ops, NULL, 0444);
 MODULE_PARM_DESC(test_stage_ns, "TEST BUILD: the handler's time per stage");
+
+static atomic64_t stackid_test_back_n = ATOMIC64_INIT(0);
+static atomic64_t stackid_test_back_samples = ATOMIC64_INIT(0);
+static atomic64_t stackid_test_back_ns = ATOMIC64_INIT(0);
+static atomic64_t stackid_test_back_max = ATOMIC64_INIT(0);
+
+/* Any context, NMI included: one take-back of @samples in @ns. */
+void stackid_test_take_back_add(u64 ns, unsigned int samples)
+{
+	s64 max = atomic64_read(&stackid_test_back_max);
+
+	atomic64_inc(&stackid_test_back_n);
+	atomic64_add(samples, &stackid_test_back_samples);
+	atomic64_add(ns, &stackid_test_back_ns);
+	while (ns > max &&
+	       !atomic64_try_cmpxchg(&stackid_test_back_max, &max, ns))
+		;
+}
+
+static int stackid_get_take_back(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "taken %lld samples %lld sum %lld max %lld\n",
+			  atomic64_read(&stackid_test_back_n),
+			  atomic64_read(&stackid_test_back_samples),
+			  atomic64_read(&stackid_test_back_ns),
+			  atomic64_read(&stackid_test_back_max));
+}
+
+static const struct kernel_param_ops stackid_take_back_ops = {
+	.get = stackid_get_take_back,
+};
+
+module_param_cb(test_take_back_ns, &stackid_take_back_ops, NULL, 0444);
+MODULE_PARM_DESC(test_take_back_ns, "TEST BUILD: slots taken back, their cost");
 
 static unsigned int stackid_test_task_hold_ms;
 module_param_named(test_task_hold_ms, stackid_test_task_hold_ms, uint, 0644);

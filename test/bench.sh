@@ -11,7 +11,8 @@
 # reader's share of the samples (test/guest/bench/bench.sh). Then the
 # report's records per second on the host (make bench-report). Figures,
 # not tests: nothing here is held against a threshold.
-# BENCH_TESTS=bench-nofp.sh: only the chain without frame pointers.
+# BENCH_TESTS=bench-nofp.sh: only the chain without frame pointers;
+# bench-held.sh: only what taking back a deferral slot costs.
 # BENCH_REPS=N: N runs of each configuration (default 3); the nofp part
 # prints its ratios run by run with 90 % intervals.
 set -uo pipefail

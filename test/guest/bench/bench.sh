@@ -332,7 +332,7 @@ rm -f /tmp/bench.runs
 # a slow spell of the host falls on all of them alike, and the j-th runs
 # of two samplers are a pair. stackid last, whose capture and statistics
 # are looked at below. resolve=N and kernel_frames=N once each after.
-for w in ${BENCH_NOFP_ONLY:+none} ${BENCH_WORKLOADS:-chain many churn forkexec syscall}; do
+for w in ${BENCH_NOFP_ONLY:+none} ${BENCH_HELD_ONLY:+none} ${BENCH_WORKLOADS:-chain many churn forkexec syscall}; do
 	[ "$w" = none ] && break
 	for hz in ${BENCH_HZ:-999 9999}; do
 		profs=${BENCH_PROFS:-floor perf bpf stackid}
@@ -387,7 +387,7 @@ done
 # the chain with frame pointers, walked with the tables off (stackid-fp:
 # --no-unwind-tables; on the chain without frame pointers that walk ends
 # in its first frame).
-for hz in ${BENCH_WORKLOADS:+none} 999 9999; do
+for hz in ${BENCH_WORKLOADS:+none} ${BENCH_HELD_ONLY:+none} 999 9999; do
 	[ "$hz" = none ] && break
 	# interleaved: each repetition runs every configuration once, in
 	# turn, so a slow spell of the host falls on all of them alike;
@@ -434,5 +434,60 @@ for hz in ${BENCH_WORKLOADS:+none} 999 9999; do
 	fi
 	stages "nofp at $hz Hz, stackid" $hz nofp
 done
+# Issue 18: what taking a deferral slot back costs the handler. Batches
+# of 8 tasks, each its own copy of sysloop, sampled while they poll()
+# 65,536 entries on CPU 0 and then asleep in that poll(), started 1.2 s
+# apart (as sampler.sh's test): each batch's samples there find CPU 0's
+# 8 slots held by the batch before, and take them back. The test build
+# times each take-back (test_take_back_ns: from the search for a slot to
+# the last record of that slot written), at 9999 Hz, against the
+# handler's cost over the whole recording.
+held() {
+	local p b k i hs= before after
+	[ -f /stackid/testmod/stackid.ko ] || return
+	rmmod stackid
+	insmod /stackid/testmod/stackid.ko || { load; return; }
+	stackid record -F 9999 -o /tmp/prof.cap >/tmp/prof.err 2>&1 &
+	p=$!
+	ready $p
+	before=$(cat /sys/module/stackid/parameters/test_take_back_ns)
+	rm -f /tmp/held.*
+	for b in $(seq ${BENCH_HELD_BATCHES:-6}); do
+		for k in $(seq 8); do cp /stackid/sysloop /tmp/held.$b.$k; done
+		taskset -c 1 /stackid/sysloop held 65536 0 /tmp/held.$b.* \
+			>/tmp/held.pid.$b &
+		hs="$hs $!"
+		i=0
+		while [ ! -s /tmp/held.pid.$b ] && [ $i -lt 600 ]; do
+			sleep 0.1
+			i=$((i + 1))
+		done
+		sleep 1.2
+	done
+	after=$(cat /sys/module/stackid/parameters/test_take_back_ns)
+	kill -INT $p
+	wait $p
+	# let go: the children die with their parent, their works run
+	kill $hs 2>/dev/null
+	wait $hs 2>/dev/null
+	i=0
+	while [ "$(cat /sys/module/stackid/refcnt)" != 0 ] && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	out "held (${BENCH_HELD_BATCHES:-6} batches of 8 tasks asleep in the kernel on CPU 0, 9999 Hz): $(echo $before $after | awk '{
+		n = $10 - $2; s = $12 - $4; t = $14 - $6
+		if (n > 0)
+			printf "%d slots taken back, %d samples written by them (%.1f each); per take-back mean %.1f us, max %.1f us (the largest of the module'"'"'s life)", n, s, s / n, t / n / 1000, $16 / 1000
+		else
+			printf "no slot taken back"
+	}'); handler over the recording: $($S cost); taken back $(sed -n 's/^ *defer_taken_back *\([0-9]*\).*/\1/p' /tmp/prof.err | head -n 1), no slot $(sed -n 's/^ *defer_no_slot *\([0-9]*\).*/\1/p' /tmp/prof.err | head -n 1)"
+	rm -f /tmp/held.*
+	rmmod stackid
+	load
+}
+case "${BENCH_WORKLOADS:-}${BENCH_NOFP_ONLY:-}" in
+"") held ;;
+esac
 rmmod stackid
 pass "bench ran"
