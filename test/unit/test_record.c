@@ -1343,10 +1343,14 @@ static void test_rotate(void)
 	       "its build-ids");
 	run_free(&r);
 
-	/* the status line: on when asked, with drops and files */
+	/*
+	 * the status line: on when asked, with drops and files; refreshed
+	 * every 0.5 s, so 1.5 s leaves room for a recorder that a busy host
+	 * did not run for most of a second
+	 */
 	rotate_data();
 	o.max_size = 0;
-	o.duration_ns = 700000000;
+	o.duration_ns = 1500000000;
 	o.status = 1;
 	run(&o, &r);
 	tap_ok(r.status == 0 && strstr(r.err, "\rrecording:") &&
@@ -1842,7 +1846,7 @@ static void test_rotate_kernel(void)
 	static const unsigned char a[20] = { 0xaa, 1 };
 	char dir[] = "/tmp/stackid-krot.XXXXXX", rm[600], path[600];
 	struct record_opts o = {
-		.duration_ns = 1000000000, .rotate_ns = 100000000,
+		.duration_ns = 1500000000, .rotate_ns = 100000000,
 	};
 	struct cg_frame f[3] = {
 		cg_kernel("ext4_file_read_iter", "ext4", 0x40),
@@ -1863,7 +1867,13 @@ static void test_rotate_kernel(void)
 	for (i = 0; i < 200; i++)
 		cg_sample_k(&fk.live, 1000 + i, i % 2, 10, 10, "krot",
 			    STACKID_SF_KERNEL, 3, f, 2, 5 + i / 100);
-	fk.pace_ns = 3000000;
+	/*
+	 * 200 samples over 1.2 s, files of 0.1 s: about 12 with samples on
+	 * a quiet host. One later file with samples is what the check needs
+	 * (it names alone what the first file named); a host busy enough to
+	 * leave the recorder unrun for most of a second still makes that.
+	 */
+	fk.pace_ns = 6000000;
 	o.dir = dir;
 	o.out = capfile;
 	run(&o, &r);
@@ -1878,11 +1888,11 @@ static void test_rotate_kernel(void)
 		named += k;
 		later += i > 0 && s > 0;
 	}
-	tap_ok(r.status == 0 && n >= 4 && !bad && samples == 200,
+	tap_ok(r.status == 0 && n >= 2 && !bad && samples == 200,
 	       "--rotate 0.1, kernel frames and cgroups: %d files, each "
 	       "reports alone (%d failed), %d of 200 samples", n, bad,
 	       samples);
-	tap_ok(named == 200 && later >= 2,
+	tap_ok(named == 200 && later >= 1,
 	       "each file names its samples' cgroups and kernel functions "
 	       "(%d of 200 samples; %d later files with samples)", named,
 	       later);
