@@ -12,9 +12,16 @@
 #    every fourth cycle, before the reader, `sidcheck hostile` writes
 #    garbage into every mapping of the device and closes it;
 #  - CPU 1 taken offline for 5 s and back every few minutes, readers
-#    running.
+#    running;
+#  - tasks asleep in the kernel after they were sampled (ABI 2.5's
+#    take-back): every half cycle a new batch of 8 copies of sysloop
+#    that each poll() 65,536 entries on CPU 0 and then sleep in it
+#    (sampler.sh's held tasks), the batch before let go (their works
+#    run then, slots taken back or not, across sessions and hotplugs).
 # Then: every cleanly stopped reader's accounting identity holds and each
-# file it kept is a complete capture; every killed one's successor
+# file it kept is a complete capture; slots were taken back from the
+# sleepers, and once the last batch is let go the module's reference
+# count is 0 again; every killed one's successor
 # started; the last capture holds the known chain; the module's vmalloc
 # use is what it was before the first reader (flat); rmmod works. The
 # figures (samples, drops by reason, slab and vmalloc use at start and
@@ -74,10 +81,35 @@ hp_fail=0
 	done
 ) &
 hp=$!
+(
+	b=0 prev=
+	while [ ! -e /tmp/soak.stop ]; do
+		b=$((b + 1))
+		for k in 1 2 3 4 5 6 7 8; do cp /stackid/sysloop /tmp/held.$b.$k; done
+		/stackid/sysloop held 65536 0 /tmp/held.$b.[0-9] >/dev/null 2>&1 &
+		h=$!
+		if [ -n "$prev" ]; then
+			kill $prev 2>/dev/null
+			wait $prev 2>/dev/null
+			rm -f /tmp/held.$((b - 1)).*
+		fi
+		prev=$h
+		echo $b >/tmp/soak.held
+		i=0
+		while [ $i -lt $((cycle / 2)) ] && [ ! -e /tmp/soak.stop ]; do
+			sleep 1
+			i=$((i + 1))
+		done
+	done
+	kill $prev 2>/dev/null
+	wait $prev 2>/dev/null
+	rm -f /tmp/held.*
+) &
+held=$!
 
 t_end=$(($(cut -d. -f1 /proc/uptime) + dur))
 n=0 clean=0 clean_bad=0 killed=0 start_bad=0 files=0 files_bad=0 hostile=0
-hostile_bad=0 samples=0 drops=0 after_kill_bad=0 last=
+hostile_bad=0 samples=0 drops=0 after_kill_bad=0 last= back=0
 while [ "$(cut -d. -f1 /proc/uptime)" -lt $t_end ]; do
 	n=$((n + 1))
 	if [ $((n % 4)) = 0 ]; then
@@ -118,10 +150,12 @@ while [ "$(cut -d. -f1 /proc/uptime)" -lt $t_end ]; do
 	clean=$((clean + 1))
 	s=$(sed -n 's/^ *accounting .* samples \([0-9]*\) .*/\1/p' /tmp/soak.err)
 	dr=$(sed -n 's/^ *accounting .* dropped \([0-9]*\).*/\1/p' /tmp/soak.err)
+	tb=$(sed -n 's/^ *defer_taken_back *\([0-9]*\).*/\1/p' /tmp/soak.err | head -n 1)
 	samples=$((samples + ${s:-0}))
 	drops=$((drops + ${dr:-0}))
+	back=$((back + ${tb:-0}))
 	cp /tmp/soak.err /tmp/soak.lasterr
-	say "cycle $n at $(cut -d. -f1 /proc/uptime) s: ${s:-?} samples, ${dr:-?} dropped, stopped in $t_stop s; SUnreclaim $(sunreclaim) kB, module vmalloc $(vm_stackid) bytes"
+	say "cycle $n at $(cut -d. -f1 /proc/uptime) s: ${s:-?} samples, ${dr:-?} dropped, ${tb:-0} slots taken back, stopped in $t_stop s; SUnreclaim $(sunreclaim) kB, module vmalloc $(vm_stackid) bytes"
 	if [ $rc != 0 ] || ! grep -Eq '^ *accounting +(ok|in flight) ' /tmp/soak.err ||
 		grep -q MISMATCH /tmp/soak.err; then
 		clean_bad=$((clean_bad + 1))
@@ -141,7 +175,7 @@ while [ "$(cut -d. -f1 /proc/uptime)" -lt $t_end ]; do
 	[ -n "$last" ] && cp "$last" /tmp/soak.last
 done
 touch /tmp/soak.stop
-wait $churn $storm $hp
+wait $churn $storm $hp $held
 kill $chain
 # the last cleanly stopped reader's counters, drops by reason
 say "the last reader stopped by SIGTERM, its statistics:"
@@ -161,6 +195,16 @@ check "soak: $hostile readers wrote garbage into their mappings, the module kept
 	test $hostile_bad = 0
 check "soak: CPU 1 offline and back ${hotplugs:-0} times, readers running" \
 	test "${hp_fail:-0}" = 0 -a "${hotplugs:-0}" -ge 1
+check "soak: $(cat /tmp/soak.held 2>/dev/null || echo 0) batches of 8 tasks asleep in the kernel, $back of their slots taken back in the readers stopped by SIGTERM" \
+	test "$back" -gt 0
+# the last batch let go: every work it had queued ran
+i=0
+while [ "$(cat /sys/module/stackid/refcnt)" != 0 ] && [ $i -lt 100 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+check "soak: the sleepers let go, every work of theirs ran (module refcnt $(cat /sys/module/stackid/refcnt))" \
+	test "$(cat /sys/module/stackid/refcnt)" = 0
 stackid report -i /tmp/soak.last --format folded >/tmp/soak.folded 2>&1
 check "soak: the last capture holds the known chain" \
 	grep -q ';main;app_a1;app_a2;app_a3;lib_b1;lib_b2;lib_spin ' /tmp/soak.folded
