@@ -26,6 +26,17 @@ load() {
 
 S=/stackid/sidcheck
 
+# unheld: wait (at most 10 s) until nothing holds the module (every
+# sample's work that was queued has run); prints its reference count.
+unheld() {
+	local i=0
+	while [ "$(cat /sys/module/stackid/refcnt)" != 0 ] && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	cat /sys/module/stackid/refcnt
+}
+
 # spawn PROG ARGS...: start a spinner that prints its pid; sets $pid.
 spawn() {
 	rm -f /tmp/spawn.pid

@@ -470,11 +470,7 @@ held() {
 	# let go: the children die with their parent, their works run
 	kill $hs 2>/dev/null
 	wait $hs 2>/dev/null
-	i=0
-	while [ "$(cat /sys/module/stackid/refcnt)" != 0 ] && [ $i -lt 100 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
+	unheld >/dev/null
 	out "held (${BENCH_HELD_BATCHES:-6} batches of 8 tasks asleep in the kernel on CPU 0, 9999 Hz): $(echo $before $after | awk '{
 		n = $10 - $2; s = $12 - $4; t = $14 - $6
 		if (n > 0)

@@ -198,13 +198,9 @@ check "soak: CPU 1 offline and back ${hotplugs:-0} times, readers running" \
 check "soak: $(cat /tmp/soak.held 2>/dev/null || echo 0) batches of 8 tasks asleep in the kernel, $back of their slots taken back in the readers stopped by SIGTERM" \
 	test "$back" -gt 0
 # the last batch let go: every work it had queued ran
-i=0
-while [ "$(cat /sys/module/stackid/refcnt)" != 0 ] && [ $i -lt 100 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-check "soak: the sleepers let go, every work of theirs ran (module refcnt $(cat /sys/module/stackid/refcnt))" \
-	test "$(cat /sys/module/stackid/refcnt)" = 0
+ref=$(unheld)
+check "soak: the sleepers let go, every work of theirs ran (module refcnt $ref)" \
+	test "$ref" = 0
 stackid report -i /tmp/soak.last --format folded >/tmp/soak.folded 2>&1
 check "soak: the last capture holds the known chain" \
 	grep -q ';main;app_a1;app_a2;app_a3;lib_b1;lib_b2;lib_spin ' /tmp/soak.folded

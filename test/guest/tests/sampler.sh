@@ -127,13 +127,9 @@ rc=$?
 check "held tasks: RESET_STATS takes their samples back ($rc $(cat /tmp/held.reset))" \
 	test $rc = 0
 kill ${probe:-} ${holder:-} 2>/dev/null
-i=0
-while [ "$(cat /sys/module/stackid/refcnt)" != 0 ] && [ $i -lt 100 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-check "held tasks let go: every one's work ran, the module is free (refcnt $(cat /sys/module/stackid/refcnt))" \
-	test "$(cat /sys/module/stackid/refcnt)" = 0
+ref=$(unheld)
+check "held tasks let go: every one's work ran, the module is free (refcnt $ref)" \
+	test "$ref" = 0
 # and those works, their slots taken back, counted nothing after the reset
 $S stats >/tmp/held.st 2>&1
 check "held tasks let go: nothing counted after the reset ($(counter /tmp/held.st deferred_done) finished, $(counter /tmp/held.st samples) samples)" \
