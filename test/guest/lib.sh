@@ -55,6 +55,14 @@ counter() {
 	sed -n "s/^stat $2 //p" "$1"
 }
 
+# recstat FILE NAME: a counter of the statistics `stackid record` wrote
+# to FILE (its stderr); 0 for one it left out (it leaves out those at 0).
+recstat() {
+	local v
+	v=$(sed -n "s/^ *$2 *\([0-9]*\).*/\1/p" "$1" | head -n 1)
+	echo "${v:-0}"
+}
+
 # record OUT ARGS...: sidcheck record into OUT.rec, stats into OUT.out;
 # checks the accounting identity.
 record() {

@@ -268,16 +268,13 @@ paired() {
 # ratio A B: A / B with 3 decimals
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b ? a / b : 0 }'; }
 
+# st NAME: a counter of the last recording's statistics
+st() { recstat /tmp/prof.err "$1"; }
+
 # stackid's figures of the last run: cost, cache, bytes, reader, drops
 stackid_figures() {
 	local label=$1 c hit miss drops samples perframe valid bytes reader wreader
 	c=$($S cost)
-	# a counter of the recording (stackid record leaves out those at 0)
-	st() {
-		local v
-		v=$(sed -n "s/^ *$1 *\([0-9]*\).*/\1/p" /tmp/prof.err | head -n 1)
-		echo "${v:-0}"
-	}
 	hit=$(st bidcache_hit) miss=$(st bidcache_miss)
 	drops=$(st dropped_ring_full)
 	set -- $($S frames /tmp/prof.cap 0)
@@ -477,7 +474,7 @@ held() {
 			printf "%d slots taken back, %d samples written by them (%.1f each); per take-back mean %.1f us, max %.1f us (the largest of the module'"'"'s life)", n, s, s / n, t / n / 1000, $16 / 1000
 		else
 			printf "no slot taken back"
-	}'); handler over the recording: $($S cost); taken back $(sed -n 's/^ *defer_taken_back *\([0-9]*\).*/\1/p' /tmp/prof.err | head -n 1), no slot $(sed -n 's/^ *defer_no_slot *\([0-9]*\).*/\1/p' /tmp/prof.err | head -n 1)"
+	}'); handler over the recording: $($S cost); taken back $(st defer_taken_back), no slot $(st defer_no_slot)"
 	rm -f /tmp/held.*
 	rmmod stackid
 	load

@@ -150,7 +150,7 @@ while [ "$(cut -d. -f1 /proc/uptime)" -lt $t_end ]; do
 	clean=$((clean + 1))
 	s=$(sed -n 's/^ *accounting .* samples \([0-9]*\) .*/\1/p' /tmp/soak.err)
 	dr=$(sed -n 's/^ *accounting .* dropped \([0-9]*\).*/\1/p' /tmp/soak.err)
-	tb=$(sed -n 's/^ *defer_taken_back *\([0-9]*\).*/\1/p' /tmp/soak.err | head -n 1)
+	tb=$(recstat /tmp/soak.err defer_taken_back)
 	samples=$((samples + ${s:-0}))
 	drops=$((drops + ${dr:-0}))
 	back=$((back + ${tb:-0}))
