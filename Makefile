@@ -106,9 +106,9 @@ $(G):
 	mkdir -p $@
 
 SIDCHECK_SRCS := test/guest/sidcheck.c src/record.c src/tool/bidtab.c \
-	src/tool/util.c
+	src/tool/util.c src/tool/deltas.c
 $(G)/sidcheck: $(SIDCHECK_SRCS) src/record.h src/abi1.h src/tool/bidtab.h \
-		include/stackid.h | $(G)
+		src/tool/deltas.h src/delta.h src/packed.h include/stackid.h | $(G)
 	$(CC) $(UCFLAGS) -Isrc/tool -o $@ $(SIDCHECK_SRCS)
 
 # Issue 20's programs (NOFP above).

@@ -66,6 +66,12 @@
  * samples on that CPU found none (STACKID_STAT_DEFER_TAKEN_BACK,
  * appended; and STACKID_STAT_DEFER_NO_TICKET, for a CPU whose queued
  * works, 256, are all waiting). No record changed.
+ *
+ * ABI 2.6 (from 2.5): delta samples (STACKID_REC_SAMPLE_DELTA: a 32-byte
+ * header and only the frames that differ from the ring's previous
+ * sample), written only to a reader that asked for them
+ * (STACKID_FORMAT_DELTA, with STACKID_FORMAT_PACKED); counter appended
+ * (STACKID_STAT_DELTA). Readers of 2.5 see nothing new.
  */
 #ifndef _UAPI_STACKID_H
 #define _UAPI_STACKID_H
@@ -74,7 +80,7 @@
 #include <linux/ioctl.h>
 
 #define STACKID_ABI_MAJOR	2
-#define STACKID_ABI_MINOR	5
+#define STACKID_ABI_MINOR	6
 /* What STACKID_IOC_GET_VERSION returns: major << 16 | minor. */
 #define STACKID_ABI_VERSION	((STACKID_ABI_MAJOR << 16) | STACKID_ABI_MINOR)
 
@@ -222,6 +228,7 @@ enum stackid_record_type {
 	STACKID_REC_KSYM = 5,		/* stackid_ksym */
 	STACKID_REC_CGROUP = 6,		/* stackid_cgroup */
 	STACKID_REC_SAMPLE_PACKED = 7,	/* stackid_sample + packed frames */
+	STACKID_REC_SAMPLE_DELTA = 8,	/* stackid_sample_delta + packed */
 };
 
 /* stackid_sample.flags */
@@ -275,6 +282,40 @@ struct stackid_sample {
 	__u64 cgroup_id;
 	struct stackid_frame frames[];
 };
+
+/*
+ * A delta sample (ABI 2.6, only with STACKID_FORMAT_DELTA): the sample
+ * that follows the ring's previous sample (STACKID_REC_SAMPLE_PACKED or
+ * STACKID_REC_SAMPLE_DELTA) and shares with it its cgroup_id, tgid, cpu
+ * and comm. Its header gives the fields that may change; its frames
+ * (packed, innermost first) are the first nr_frames - nr_same of the
+ * sample's, and the last nr_same are the previous sample's last nr_same
+ * (the callers both stacks share). Read it as the STACKID_REC_SAMPLE_PACKED
+ * it stands for, which is then the ring's previous sample in turn.
+ *
+ * The previous sample is the last sample record of the same ring
+ * before it: STACKID_REC_EPOCH and a STACKID_REC_SAMPLE (16-byte frames)
+ * leave none, and after them comes a whole STACKID_REC_SAMPLE_PACKED.
+ * So does the first sample of a ring after open() or ENABLE, and at
+ * least every STACKID_DELTA_RUN_MAX + 1st sample of a ring: a reader
+ * that lost its place (a record it could not read) waits for that one.
+ */
+struct stackid_sample_delta {
+	struct stackid_record_hdr hdr;
+	__u32 tid;
+	__u16 flags;		/* STACKID_SF_* */
+	__u16 ring;
+	__u64 time_ns;
+	__u16 nr_frames;	/* the whole sample's */
+	__u16 nr_kernel;
+	__u16 nr_same;		/* outermost frames of the previous sample */
+	__u8 stop;
+	__u8 __pad;
+	__u64 frames[];		/* nr_frames - nr_same packed frames */
+};
+
+/* The most delta samples in a row in one ring. */
+#define STACKID_DELTA_RUN_MAX	63
 
 /* The most kernel frames a sample carries (they count in nr_frames). */
 #define STACKID_MAX_KDEPTH	32
@@ -497,6 +538,8 @@ enum stackid_stat {
 	 * for user space: tasks asleep in the kernel); frames raw
 	 */
 	STACKID_STAT_DEFER_NO_TICKET,
+	/* ABI 2.6: samples written as STACKID_REC_SAMPLE_DELTA */
+	STACKID_STAT_DELTA,
 	STACKID_STAT_NR
 };
 
@@ -736,6 +779,12 @@ struct stackid_unwind_info {
 
 /* Samples as STACKID_REC_SAMPLE_PACKED where their frames fit. */
 #define STACKID_FORMAT_PACKED	(1U << 0)
-#define STACKID_FORMAT_ALL	STACKID_FORMAT_PACKED
+/*
+ * ABI 2.6: packed samples as STACKID_REC_SAMPLE_DELTA where they follow
+ * one of the same process on the same CPU; only with STACKID_FORMAT_PACKED
+ * (else -EINVAL).
+ */
+#define STACKID_FORMAT_DELTA	(1U << 1)
+#define STACKID_FORMAT_ALL	(STACKID_FORMAT_PACKED | STACKID_FORMAT_DELTA)
 
 #endif /* _UAPI_STACKID_H */

@@ -404,7 +404,9 @@ static long stackid_ioctl(struct file *file, unsigned int cmd,
 	case STACKID_IOC_SET_FORMAT:
 		if (get_user(v, (u32 __user *)uarg))
 			return -EFAULT;
-		if (v & ~STACKID_FORMAT_ALL)
+		if ((v & ~STACKID_FORMAT_ALL) ||
+		    ((v & STACKID_FORMAT_DELTA) &&
+		     !(v & STACKID_FORMAT_PACKED)))
 			return -EINVAL;
 		WRITE_ONCE(stackid_state.format, v);
 		return 0;

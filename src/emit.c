@@ -209,6 +209,39 @@ static void stackid_put_frame(struct stackid_sample *s, unsigned int i,
 		s->frames[i] = *f;
 }
 
+/*
+ * The sample @s (@size bytes) into the ring, whole or, for a packed one
+ * when the reader asked for it (@delta), as the frames that differ from
+ * the ring's previous sample. The ring's previous sample is kept here,
+ * never read back from the ring, which its reader can write.
+ */
+static void stackid_put_sample(struct stackid_cpu *c,
+			       const struct stackid_sample *s, u32 size,
+			       bool packed, bool delta)
+{
+	struct stackid_kring *kr = &c->ring;
+	const u64 *pf = (const u64 *)s->frames;
+	struct stackid_sample_delta d;
+	int same = -1;
+
+	if (!packed) {
+		stackid_ring_put(&kr->r, s, size);
+		stackid_delta_forget(&kr->prev);
+		return;
+	}
+	if (delta)
+		same = stackid_delta_same(&kr->prev, s, pf);
+	if (same < 0) {
+		stackid_ring_put(&kr->r, s, size);
+	} else {
+		stackid_delta_hdr(&d, s, same);
+		stackid_ring_put(&kr->r, &d, sizeof(d));
+		stackid_ring_put(&kr->r, pf, d.hdr.size - sizeof(d));
+		stackid_stat_inc(c, STACKID_STAT_DELTA);
+	}
+	stackid_delta_take(&kr->prev, s, pf, same >= 0);
+}
+
 /**
  * stackid_emit_sample - write a finished sample into this CPU's ring
  * @c: this CPU's sampler state, held
@@ -229,6 +262,7 @@ bool stackid_emit_sample(struct stackid_cpu *c, struct stackid_ksample *ks)
 	unsigned int nused = 0, nfresh = 0, nkfresh;
 	u32 pin = stackid_bidcache_tick(&c->cache), size, need, kbytes;
 	bool epoch = kr->epoch_due, packed;
+	u32 fmt = READ_ONCE(stackid_state.format);
 	struct stackid_frame f;
 
 	memset(used, 0, ks->nr_files * sizeof(*used));
@@ -258,8 +292,7 @@ bool stackid_emit_sample(struct stackid_cpu *c, struct stackid_ksample *ks)
 	}
 	kbytes = stackid_emit_kernel_names(c, ks, epoch ? kr->epoch + 1 :
 						      kr->epoch, &nkfresh);
-	packed = (READ_ONCE(stackid_state.format) & STACKID_FORMAT_PACKED) &&
-		 stackid_sample_packs(ks);
+	packed = (fmt & STACKID_FORMAT_PACKED) && stackid_sample_packs(ks);
 	size = sizeof(*s) + (nk + nu) * (packed ? sizeof(u64) :
 						 sizeof(s->frames[0]));
 	need = size + nfresh * sizeof(struct stackid_build_id) + kbytes +
@@ -274,6 +307,7 @@ bool stackid_emit_sample(struct stackid_cpu *c, struct stackid_ksample *ks)
 		kr->next_index = 1;
 		kr->next_kindex = 1;
 		kr->epoch_due = false;
+		stackid_delta_forget(&kr->prev);
 		stackid_put_epoch(c);
 	}
 	for (i = 0; i < ks->nr_files; i++) {
@@ -333,7 +367,7 @@ bool stackid_emit_sample(struct stackid_cpu *c, struct stackid_ksample *ks)
 		}
 		stackid_put_frame(s, nk + i, &f, packed);
 	}
-	stackid_ring_put(&kr->r, s, size);
+	stackid_put_sample(c, s, size, packed, fmt & STACKID_FORMAT_DELTA);
 	stackid_ring_publish(&kr->r);
 	stackid_stat_inc(c, STACKID_STAT_DELIVERED);
 	stackid_ring_wakeup_check(c);

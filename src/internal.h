@@ -57,6 +57,7 @@ struct cgroup;
 #include <stackid.h>
 #include "elfnote.h"
 #include "ring.h"
+#include "delta.h"
 #include "bidcache.h"
 
 /*
@@ -167,6 +168,7 @@ struct stackid_kring {
 	u32 next_kindex;	/* next free kernel symbol index, 1..65536 */
 	bool epoch_due;		/* an epoch record must come first */
 	bool woken;		/* reader woken since it last read here */
+	struct stackid_delta_base prev;	/* the last sample written (delta.h) */
 };
 
 /*

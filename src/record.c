@@ -55,6 +55,7 @@ static const char *const stat_names[STACKID_STAT_NR] = {
 	[STACKID_STAT_DEFER_JOINED] = "defer_joined",
 	[STACKID_STAT_DEFER_TAKEN_BACK] = "defer_taken_back",
 	[STACKID_STAT_DEFER_NO_TICKET] = "defer_no_ticket",
+	[STACKID_STAT_DELTA] = "delta_samples",
 };
 
 static const char *const stop_names[STACKID_STOP_NR] = {
@@ -141,6 +142,36 @@ static long check_sample1(const unsigned char *p, u32 size, const char **why)
 	return size;
 }
 
+/* Frame @f of an ABI 2 sample; @kernel: one of its first nr_kernel. */
+static int check_frame(const struct stackid_frame *f, bool kernel,
+		       const char **why)
+{
+	if (kernel) {
+		if (f->status != STACKID_FRAME_KERNEL)
+			return bad(why, "not a kernel frame in the first nr_kernel");
+		if (f->reason != STACKID_IP_NONE)
+			return bad(why, "bad frame reason");
+		if (!f->bid && f->addr)
+			return bad(why, "unnamed kernel frame with offset");
+	} else if (f->status == STACKID_FRAME_VALID) {
+		if (!f->bid)
+			return bad(why, "bad build-id index");
+		if (f->reason != STACKID_IP_NONE)
+			return bad(why, "bad frame reason");
+	} else if (f->status == STACKID_FRAME_IP) {
+		if (f->bid)
+			return bad(why, "bad build-id index");
+		if (f->reason == STACKID_IP_NONE ||
+		    f->reason >= STACKID_IP_NR_REASONS)
+			return bad(why, "bad frame reason");
+	} else if (f->status == STACKID_FRAME_KERNEL) {
+		return bad(why, "kernel frame after the user frames");
+	} else {
+		return bad(why, "bad frame status");
+	}
+	return 0;
+}
+
 static long check_sample(const unsigned char *p, u32 size, const char **why)
 {
 	struct stackid_sample s;
@@ -165,29 +196,40 @@ static long check_sample(const unsigned char *p, u32 size, const char **why)
 		return bad(why, "kernel thread sample with user frames");
 	for (i = 0; i < s.nr_frames; i++) {
 		stackid_sample_frame(p, i, &f);
-		if (i < s.nr_kernel) {
-			if (f.status != STACKID_FRAME_KERNEL)
-				return bad(why, "not a kernel frame in the first nr_kernel");
-			if (f.reason != STACKID_IP_NONE)
-				return bad(why, "bad frame reason");
-			if (!f.bid && f.addr)
-				return bad(why, "unnamed kernel frame with offset");
-		} else if (f.status == STACKID_FRAME_VALID) {
-			if (!f.bid)
-				return bad(why, "bad build-id index");
-			if (f.reason != STACKID_IP_NONE)
-				return bad(why, "bad frame reason");
-		} else if (f.status == STACKID_FRAME_IP) {
-			if (f.bid)
-				return bad(why, "bad build-id index");
-			if (f.reason == STACKID_IP_NONE ||
-			    f.reason >= STACKID_IP_NR_REASONS)
-				return bad(why, "bad frame reason");
-		} else if (f.status == STACKID_FRAME_KERNEL) {
-			return bad(why, "kernel frame after the user frames");
-		} else {
-			return bad(why, "bad frame status");
-		}
+		if (check_frame(&f, i < s.nr_kernel, why))
+			return -EINVAL;
+	}
+	return size;
+}
+
+/*
+ * A delta sample (ABI 2.6): its header and the frames it carries. What
+ * it stands for is checked as a sample once rebuilt (delta.h).
+ */
+static long check_delta(const unsigned char *p, u32 size, const char **why)
+{
+	struct stackid_sample_delta d;
+	struct stackid_frame f;
+	unsigned int i, n;
+	u64 v;
+
+	if (size < sizeof(d))
+		return bad(why, "delta sample record too short");
+	memcpy(&d, p, sizeof(d));
+	n = d.nr_frames - d.nr_same;
+	if (d.nr_same > d.nr_frames ||
+	    !frames_fit(n, sizeof(d), sizeof(v), size) ||
+	    d.nr_frames > STACKID_MAX_DEPTH)
+		return bad(why, "bad frame count");
+	if (d.nr_kernel > d.nr_frames || d.nr_kernel > STACKID_MAX_KDEPTH)
+		return bad(why, "bad kernel frame count");
+	if (d.__pad)
+		return bad(why, "delta sample padding not zero");
+	for (i = 0; i < n; i++) {
+		memcpy(&v, p + sizeof(d) + i * sizeof(v), sizeof(v));
+		stackid_frame_unpack(v, &f);
+		if (check_frame(&f, i < d.nr_kernel, why))
+			return -EINVAL;
 	}
 	return size;
 }
@@ -314,6 +356,8 @@ long stackid_record_check_abi(const void *buf, size_t len,
 	case STACKID_REC_SAMPLE:
 	case STACKID_REC_SAMPLE_PACKED:
 		return check_sample(p, hdr.size, why);
+	case STACKID_REC_SAMPLE_DELTA:
+		return check_delta(p, hdr.size, why);
 	case STACKID_REC_BUILD_ID_PATH:
 		return check_path(p, hdr.size, why);
 	case STACKID_REC_BUILD_ID:

@@ -70,6 +70,11 @@ static inline size_t stackid_record_max(unsigned int major)
  *    STACKID_SF_USER, a frame of the first nr_kernel that is not a
  *    kernel frame (reason 0; bid 0 only with addr 0) or a kernel frame
  *    after them;
+ *  - STACKID_REC_SAMPLE_DELTA (ABI 2.6): nr_same above nr_frames, a
+ *    frame count above STACKID_MAX_DEPTH or the frames it carries not
+ *    matching the size, nr_kernel above nr_frames or STACKID_MAX_KDEPTH,
+ *    padding not zero, a frame it carries bad as in a sample (what it
+ *    stands for is checked once rebuilt: delta.h);
  *  - STACKID_REC_BUILD_ID_PATH: build_id_len not 1..20, path_len above
  *    STACKID_PATH_MAX, size not stackid_path_record_size(path_len), path
  *    not NUL-terminated at path[path_len] or with a NUL before it;

@@ -288,6 +288,18 @@ int report_next_sample(struct report *rp, struct rsample *out)
 			return -EXIT_SYSTEM;
 		}
 		h = rec;
+		if (h->abi_major != STACKID1_ABI_MAJOR &&
+		    h->type < CAPTURE_REC_FIRST) {
+			const char *why = NULL;
+
+			/* a delta sample: the whole sample it stands for */
+			rec = deltas_take(&rp->deltas, rec, &why);
+			if (!rec)
+				return -capture_fail(rp->c, EXIT_DATA,
+						     "record at byte %" PRIu64
+						     ": %s", off, why);
+			h = rec;
+		}
 		switch (h->type) {
 		case STACKID_REC_SAMPLE:
 		case STACKID_REC_SAMPLE_PACKED:

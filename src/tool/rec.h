@@ -23,6 +23,7 @@
 #include "bidtab.h"
 #include "capdir.h"
 #include "capture.h"
+#include "deltas.h"
 #include "recorder.h"
 #include "util.h"
 
@@ -132,6 +133,8 @@ struct rec {
 	struct capdir cd;
 	uint64_t next_rotate, file_records, lost;
 	struct replay rp;
+	/* each ring's previous sample, and whether the file holds it */
+	struct deltas deltas;
 	/* the rings, mapped; nrings 0: read() */
 	struct stackid_ring *rings;
 	unsigned int nrings;

@@ -144,10 +144,16 @@ int rec_configure(struct rec *r)
 	r->abi = ver;
 	/*
 	 * 8-byte frames where they fit (ABI 2.4): half the bytes per frame
-	 * in the rings and the captures. An older module keeps 16.
+	 * in the rings and the captures. An older module keeps 16. And
+	 * from ABI 2.6, a sample as the frames that differ from its ring's
+	 * previous one (deltas.h): a 32-byte header instead of 64, and on
+	 * deep stacks a few frames instead of all.
 	 */
 	if ((ver & 0xffff) >= 4) {
 		uint32_t fmt = STACKID_FORMAT_PACKED;
+
+		if ((ver & 0xffff) >= 6)
+			fmt |= STACKID_FORMAT_DELTA;
 
 		if (r->ops->ioctl(r->fd, STACKID_IOC_SET_FORMAT, &fmt) < 0 &&
 		    errno != ENOTTY && errno != EINVAL) {

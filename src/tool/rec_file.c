@@ -103,7 +103,7 @@ static int flush(struct rec *r)
 static void count(struct rec *r, const struct stackid_record_hdr *h)
 {
 	r->records++;
-	if (stackid_is_sample(h->type))
+	if (stackid_is_sample(h->type) || h->type == STACKID_REC_SAMPLE_DELTA)
 		r->samples++;
 	else if (h->type == STACKID_REC_BUILD_ID_PATH)
 		r->paths++;
@@ -141,6 +141,8 @@ int rec_begin_file(struct rec *r, uint64_t start, uint64_t wall)
 	}
 	r->file_records = 0;
 	r->fbytes = r->fgood = 0;
+	/* a delta sample needs its ring's previous sample in its file */
+	deltas_new_file(&r->deltas);
 	capture_hdr_init(&hdr, r->abi, start);
 	tool_hdr(r, &in.hdr, CAPTURE_REC_INFO, sizeof(in));
 	in.realtime_ns = wall;
@@ -202,41 +204,74 @@ static bool room(struct rec *r, size_t n)
 #define PEND_FLUSH	(256u << 10)
 
 /*
- * One whole, checked record (the module's, or CAPTURE_REC_SKIPPED) into
- * the capture. Continuous mode: after what it needs (rec_replay.c), and
- * within the bound: a file with records of its own is closed to make
- * room, and a record that does not fit even an empty file is lost.
+ * A sample's record as written into the capture: a delta sample as it
+ * came (@rec) if the file holds the sample before it in its ring, else
+ * the whole sample it stands for (@full); any other record as it came.
  */
-static int put(struct rec *r, const void *rec, size_t sz)
+static const void *as_written(struct rec *r, const void *rec,
+			      const void *full)
+{
+	const struct stackid_sample *s = full;
+
+	if (rec != full && !deltas_in_file(&r->deltas, s->ring))
+		return full;
+	return rec;
+}
+
+/* After the sample @full was written into the file (@in) or lost. */
+static void sample_in_file(struct rec *r, const void *full, bool in)
+{
+	const struct stackid_sample *s = full;
+
+	if (stackid_is_sample(s->hdr.type))
+		deltas_set_in_file(&r->deltas, s->ring,
+				   in && s->hdr.type == STACKID_REC_SAMPLE_PACKED);
+}
+
+/*
+ * One whole, checked record (the module's, or CAPTURE_REC_SKIPPED) into
+ * the capture; @full: what it stands for (rec_emit(): deltas.h), else
+ * @rec. Continuous mode: after what it needs (rec_replay.c), and within
+ * the bound: a file with records of its own is closed to make room, and
+ * a record that does not fit even an empty file is lost.
+ */
+static int put(struct rec *r, const void *rec, const void *full)
 {
 	const struct stackid_record_hdr *h = rec;
 	uint16_t major = r->abi >> 16;
+	size_t sz;
 	int ret;
 
+	rec = as_written(r, rec, full);
+	sz = ((const struct stackid_record_hdr *)rec)->size;
 	if (r->rotating) {
 		sb_reset(&r->pre);
-		replay_need(&r->rp, rec, &r->pre, false, major);
+		replay_need(&r->rp, full, &r->pre, false, major);
 		if (!room(r, sz) && r->file_records) {
 			ret = rec_next_file(r);
 			if (ret)
 				return ret;
+			rec = as_written(r, rec, full);
+			sz = ((const struct stackid_record_hdr *)rec)->size;
 			sb_reset(&r->pre);
-			replay_need(&r->rp, rec, &r->pre, false, major);
+			replay_need(&r->rp, full, &r->pre, false, major);
 		}
 		if (!room(r, sz)) {
-			replay_take(&r->rp, rec, false);
+			replay_take(&r->rp, full, false);
+			sample_in_file(r, full, false);
 			r->lost++;
 			sb_reset(&r->pre);
 			return 0;
 		}
 		if (r->pre.len) {
 			sb_reset(&r->pre);
-			replay_need(&r->rp, rec, &r->pre, true, major);
+			replay_need(&r->rp, full, &r->pre, true, major);
 			sb_add(&r->pend, r->pre.buf, r->pre.len);
 			sb_reset(&r->pre);
 		}
-		replay_take(&r->rp, rec, true);
+		replay_take(&r->rp, full, true);
 	}
+	sample_in_file(r, full, true);
 	sb_add(&r->pend, rec, sz);
 	r->file_records++;
 	if (h->type < CAPTURE_REC_FIRST)
@@ -253,6 +288,11 @@ int rec_skipped(struct rec *r, uint32_t ring, uint64_t bytes, uint32_t flags,
 
 	r->skipped += bytes;
 	r->skips++;
+	/* what follows may be a delta on a sample that was skipped */
+	if (ring != CAPTURE_SKIP_NO_RING)
+		deltas_forget(&r->deltas, ring);
+	else
+		deltas_forget_all(&r->deltas);
 	if (flags & CAPTURE_SKIP_BY_MODULE)
 		r->skips_module++;
 	if (!r->skip_warned) {
@@ -270,7 +310,7 @@ int rec_skipped(struct rec *r, uint32_t ring, uint64_t bytes, uint32_t flags,
 		r->skip_warned = true;
 	}
 	tool_hdr(r, &s.hdr, CAPTURE_REC_SKIPPED, sizeof(s));
-	ret = put(r, &s, sizeof(s));
+	ret = put(r, &s, &s);
 	return ret ? ret : flush(r);
 }
 
@@ -291,6 +331,7 @@ static size_t framed(const unsigned char *p, size_t n)
 int rec_emit(struct rec *r, const unsigned char *p, size_t n)
 {
 	const struct stackid_record_hdr *h;
+	const void *full;
 	const char *why;
 	size_t off = 0, skip;
 	long sz;
@@ -319,7 +360,17 @@ int rec_emit(struct rec *r, const unsigned char *p, size_t n)
 			off += skip;
 			continue;
 		}
-		ret = put(r, p + off, sz);
+		full = deltas_take(&r->deltas, p + off, &why);
+		if (!full) {
+			const struct stackid_sample_delta *d = (const void *)h;
+
+			ret = rec_skipped(r, d->ring, sz, 0, why);
+			if (ret)
+				return ret;
+			off += sz;
+			continue;
+		}
+		ret = put(r, p + off, full);
 		if (ret)
 			return ret;
 		if (h->type == STACKID_REC_BUILD_ID_PATH)
@@ -335,6 +386,7 @@ void rec_count_stale(struct rec *r, const unsigned char *p, size_t n)
 	size_t off;
 	long sz;
 
+	deltas_forget_all(&r->deltas);
 	for (off = 0; off < n; off += sz) {
 		sz = stackid_record_check(p + off, n - off);
 		if (sz <= 0)
@@ -403,4 +455,5 @@ void rec_file_free(struct rec *r)
 	sb_free(&r->pend);
 	sb_free(&r->pre);
 	replay_free(&r->rp);
+	deltas_free(&r->deltas);
 }

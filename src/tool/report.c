@@ -26,6 +26,7 @@ static int collect_paths(struct report *rp)
 	free(s);
 	memset(&rp->meta, 0, sizeof(rp->meta));
 	bidtab_free(&rp->bids);
+	deltas_free(&rp->deltas);
 	return capture_rewind(rp->c);
 }
 
@@ -76,6 +77,7 @@ int report_run(struct capture *c, const struct report_opts *o, FILE *out,
 		symbolizer_free(rp.sym);
 	path_table_free(&rp.paths);
 	bidtab_free(&rp.bids);
+	deltas_free(&rp.deltas);
 	intern_free(&rp.bid_nums);
 	intern_free(&rp.ksym_nums);
 	path_table_free(&rp.cgroups);

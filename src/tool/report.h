@@ -17,6 +17,7 @@
 
 #include "capture.h"
 #include "bidtab.h"
+#include "deltas.h"
 #include "decode.h"
 #include "render.h"
 
@@ -102,6 +103,7 @@ struct report {
 	FILE *err;
 	struct path_table paths;	/* decode.c */
 	struct bidtab bids;		/* decode.c: the rings' tables */
+	struct deltas deltas;		/* ... and previous samples */
 	struct intern bid_nums;		/* decode.c: build-id -> rframe.bid */
 	struct intern ksym_nums;	/* decode.c: "name\0module" -> bid */
 	struct path_table cgroups;	/* decode.c: cgroup id -> path */

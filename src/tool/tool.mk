@@ -17,7 +17,7 @@
 
 # The command: main + command lines + the library the tests link too.
 TOOL_LIB_SRCS := src/tool/bidtab.c src/tool/capdir.c src/tool/capture.c \
-	src/tool/decode.c \
+	src/tool/decode.c src/tool/deltas.c \
 	src/tool/folded.c \
 	src/tool/flame.c src/tool/pb.c src/tool/pprof.c src/tool/push.c \
 	src/tool/recorder.c src/tool/rec_device.c src/tool/rec_file.c \
@@ -29,7 +29,7 @@ TOOL_SRCS := src/tool/main.c src/tool/cmd_record.c src/tool/cmd_report.c \
 	src/tool/cmd_push.c src/tool/cmd_cfi.c \
 	$(TOOL_LIB_SRCS)
 TOOL_HDRS := $(wildcard src/tool/*.h) src/record.h src/pure.h src/abi1.h src/ring.h \
-	src/elfnote.h \
+	src/elfnote.h src/delta.h src/packed.h \
 	include/stackid.h $(B)/flame_js.h
 # libdebuginfod: linked where its .so and header exist (Debian 12: yes).
 DEBUGINFOD_SO := $(shell $(CC) -print-file-name=libdebuginfod.so)

@@ -32,6 +32,7 @@
 
 #include "record.h"
 #include "tool/bidtab.h"
+#include "tool/deltas.h"
 #include "tool/tool.h"
 #include "tool/capture.h"
 #include "tool/report.h"
@@ -81,6 +82,7 @@ static bool undefined(const struct bidtab *t, const struct stackid_sample *s,
 static void walk(const uint8_t *data, size_t size, struct walk *w)
 {
 	static struct capture c;
+	static struct deltas dl;
 	struct bidtab t = { 0 };
 	const void *rec;
 	uint64_t off, prev = 0;
@@ -103,6 +105,21 @@ static void walk(const uint8_t *data, size_t size, struct walk *w)
 		    (uintptr_t)rec % 8)
 			abort();
 		prev = off;
+		if (h->abi_major != STACKID1_ABI_MAJOR &&
+		    h->type < CAPTURE_REC_FIRST) {
+			const char *why = NULL;
+
+			/* a delta sample: the sample it stands for */
+			rec = deltas_take(&dl, rec, &why);
+			if (!rec) {
+				w->status = EXIT_DATA;
+				snprintf(w->err, sizeof(w->err), "record at "
+					 "byte %" PRIu64 ": %s", off, why);
+				r = -EXIT_DATA;
+				break;
+			}
+			h = rec;
+		}
 		if (h->abi_major != STACKID1_ABI_MAJOR && bidtab_take(&t, h))
 			continue;
 		/* ABI 1 had no packed samples: those are skipped */
@@ -117,6 +134,7 @@ static void walk(const uint8_t *data, size_t size, struct walk *w)
 		w->samples++;
 	}
 	bidtab_free(&t);
+	deltas_free(&dl);
 	if (r < 0 && w->status) {
 		/* an undefined index: w->err says it */
 	} else if (r < 0) {

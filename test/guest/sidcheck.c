@@ -4,8 +4,9 @@
  * device through include/stackid.h only, and checks what comes back.
  *
  *   sidcheck record [-F HZ] [-p PID] [-d MS] [-m MS | -s MS] [-b BUFSZ]
- *                   [-P] -o FILE
- *       (-P: packed samples, STACKID_FORMAT_PACKED) enable, read for MS
+ *                   [-P] [-D] -o FILE
+ *       (-P: packed samples, STACKID_FORMAT_PACKED; -D: and delta
+ *       samples, STACKID_FORMAT_DELTA) enable, read for MS
  *       milliseconds, disable, drain, write the
  *       records to FILE; prints "stat NAME VALUE" lines (and, with -m,
  *       "mid NAME VALUE" lines of the counters at that time). -s MS
@@ -61,8 +62,10 @@
  *                               still end, and the next reader gets
  *                               clean control pages and good records
  *   sidcheck dump FILE          text dump of records
- *   sidcheck kinds FILE         "samples N packed M": M of FILE's N
- *                               samples are STACKID_REC_SAMPLE_PACKED
+ *   sidcheck kinds FILE         "samples N packed M delta D": M of
+ *                               FILE's N samples are 8-byte frames
+ *                               (STACKID_REC_SAMPLE_PACKED, or
+ *                               STACKID_REC_SAMPLE_DELTA: D of them)
  *   sidcheck share FILE COMM FROM TO
  *                               "N M": N of the M samples taken from
  *                               FROM to TO (CLOCK_MONOTONIC ns) are of
@@ -131,6 +134,7 @@
 #include <stackid.h>
 #include "record.h"
 #include "bidtab.h"
+#include "deltas.h"
 
 static int dev_open(void)
 {
@@ -311,9 +315,10 @@ static int cmd_record(int argc, char **argv)
 	int fd, c;
 
 	sigaction(SIGUSR1, &sa, NULL);
-	while ((c = getopt(argc, argv, "F:p:d:o:b:m:s:P")) != -1) {
+	while ((c = getopt(argc, argv, "F:p:d:o:b:m:s:PD")) != -1) {
 		switch (c) {
-		case 'P': fmt = STACKID_FORMAT_PACKED; break;
+		case 'P': fmt |= STACKID_FORMAT_PACKED; break;
+		case 'D': fmt |= STACKID_FORMAT_DELTA; break;
 		case 'm': mid = strtoul(optarg, NULL, 0); break;
 		case 's': settle = strtoul(optarg, NULL, 0); break;
 		case 'F': hz = strtoul(optarg, NULL, 0); break;
@@ -435,6 +440,8 @@ struct iter {
 	struct bidtab bids;
 	unsigned long ksyms, ncgrecs;	/* records seen */
 	unsigned long packed;		/* samples with 8-byte frames */
+	unsigned long delta;		/* ... written as deltas */
+	struct deltas deltas;		/* each ring's previous sample */
 	unsigned int ncg;
 	unsigned long long cgid[MAX_CGROUPS];
 	const char *cgpath[MAX_CGROUPS];
@@ -468,11 +475,21 @@ static bool next_sample(struct iter *it, struct dsample *d)
 			(const void *)(it->buf + it->off);
 		const struct stackid_sample *s = (const void *)h;
 		struct stackid_frame fb;
+		const char *why = NULL;
+		const void *full;
 		unsigned int i;
 
 		if (stackid_record_check(h, it->len - it->off) <= 0)
 			return false;
 		it->off += h->size;
+		it->delta += h->type == STACKID_REC_SAMPLE_DELTA;
+		full = deltas_take(&it->deltas, h, &why);
+		if (!full) {
+			fprintf(stderr, "sidcheck: %s\n", why);
+			exit(3);
+		}
+		h = full;
+		s = full;
 		if (h->type == STACKID_REC_KSYM)
 			it->ksyms++;
 		if (h->type == STACKID_REC_CGROUP) {
@@ -1101,9 +1118,13 @@ static int cmd_errors(void)
 	EXPECT(r < 0 && errno == EFAULT, "SET_FORMAT bad pointer: EFAULT");
 	r = ioctl(fd, STACKID_IOC_GET_FORMAT, (void *)16);
 	EXPECT(r < 0 && errno == EFAULT, "GET_FORMAT bad pointer: EFAULT");
-	v = STACKID_FORMAT_PACKED | 2;
+	v = STACKID_FORMAT_PACKED | 4;
 	r = ioctl(fd, STACKID_IOC_SET_FORMAT, &v);
 	EXPECT(r < 0 && errno == EINVAL, "SET_FORMAT unknown flag: EINVAL");
+	v = STACKID_FORMAT_DELTA;
+	r = ioctl(fd, STACKID_IOC_SET_FORMAT, &v);
+	EXPECT(r < 0 && errno == EINVAL,
+	       "SET_FORMAT delta without packed: EINVAL");
 	v = 1U << 31;
 	r = ioctl(fd, STACKID_IOC_SET_FORMAT, &v);
 	EXPECT(r < 0 && errno == EINVAL, "SET_FORMAT bit 31: EINVAL");
@@ -2719,7 +2740,7 @@ static int cmd_kinds(int argc, char **argv)
 	iter_init(&it, buf, len);
 	for_each_sample(d, it)
 		n++;
-	printf("samples %lu packed %lu\n", n, it.packed);
+	printf("samples %lu packed %lu delta %lu\n", n, it.packed, it.delta);
 	return 0;
 }
 

@@ -34,6 +34,8 @@
 #include "tool/report.h"
 #include "report/capgen.h"
 #include "tool/bidtab.h"
+#include "tool/deltas.h"
+#include "delta.h"
 #include "tap.h"
 
 #define FAKE_FD 1000
@@ -822,8 +824,8 @@ static void test_duration(void)
 	tap_ok(!fk.hz && fk.nlog > 3 && fk.log[2] == STACKID_IOC_GET_FREQ &&
 	       fk.log[3] == STACKID_IOC_SET_FILTER, "no -F: no SET_FREQ");
 	tap_ok(fk.log[1] == STACKID_IOC_SET_FORMAT &&
-	       fk.format == STACKID_FORMAT_PACKED,
-	       "ABI 2.4: packed frames asked for");
+	       fk.format == (STACKID_FORMAT_PACKED | STACKID_FORMAT_DELTA),
+	       "ABI 2.6: packed frames and delta samples asked for");
 	tap_ok(strstr(r.err, "BROKEN  samples 5 != delivered 4 + dropped 0")
 	       && strstr(r.err, "MISMATCH  0 samples read, 4 delivered"),
 	       "accounting mismatch, samples read != delivered reported");
@@ -1528,6 +1530,252 @@ static void test_max_size_replay(void)
 }
 
 /*
+ * Delta samples (ABI 2.6) under rotation: 2 rings of samples written as
+ * the module writes them (src/delta.h: deep stacks that share callers,
+ * another process now and then), into files of at most 16 KiB. Every
+ * file reads alone: a delta sample whose ring's previous sample is in an
+ * earlier file is written whole, and each sample comes back exactly.
+ * With @bad, a record that fails its check comes after sample 300: the
+ * deltas after it cannot be rebuilt until their ring's next whole
+ * sample, so they are skipped and counted, never given wrong frames.
+ */
+#define DELTA_SAMPLES	600
+#define DELTA_DEPTH	40
+
+static void delta_stack(unsigned int i, struct stackid_sample *s, uint64_t *f)
+{
+	unsigned int k, n = DELTA_DEPTH - (i % 5);
+	struct stackid_frame fr = { .status = STACKID_FRAME_VALID };
+
+	memset(s, 0, sizeof(*s));
+	s->hdr.size = sizeof(*s) + n * sizeof(uint64_t);
+	s->hdr.type = STACKID_REC_SAMPLE_PACKED;
+	s->hdr.abi_major = STACKID_ABI_MAJOR;
+	s->flags = STACKID_SF_USER;
+	s->ring = s->cpu = i % 2;
+	s->tgid = 10 + (i / 50) % 3;
+	s->tid = s->tgid + i % 4;
+	s->time_ns = 1000 + i;
+	memcpy(s->comm, "delta", 6);
+	s->nr_frames = n;
+	for (k = 0; k < n; k++) {
+		/* the innermost few vary, the callers do not */
+		fr.bid = 1 + (k < 3 ? (i * 7 + k) % 20 : k % 20);
+		fr.addr = 0x100 + (k < 3 ? i % 13 : 0) + 16 * k;
+		f[k] = stackid_frame_pack(&fr);
+	}
+}
+
+/* Whether file @p reads alone and its samples are delta_stack()'s. */
+static bool delta_file(const char *p, uint64_t *samples, uint64_t *deltas)
+{
+	struct capture *c = malloc(sizeof(*c));
+	struct deltas d = { 0 };
+	uint64_t want[DELTA_DEPTH];
+	struct stackid_sample ws;
+	const struct stackid_sample *s;
+	const char *why;
+	const void *rec, *full;
+	uint64_t off;
+	bool ok = true;
+	int st;
+
+	st = capture_open(c, p) ? -1 : 1;
+	while (st > 0 && (st = capture_next(c, &rec, &off)) > 0) {
+		if (((const struct stackid_record_hdr *)rec)->type >=
+		    CAPTURE_REC_FIRST)
+			continue;
+		*deltas += ((const struct stackid_record_hdr *)rec)->type ==
+			   STACKID_REC_SAMPLE_DELTA;
+		full = deltas_take(&d, rec, &why);
+		if (!full) {
+			printf("# %s at %" PRIu64 ": %s\n", p, off, why);
+			ok = false;
+			continue;
+		}
+		s = full;
+		if (s->hdr.type != STACKID_REC_SAMPLE_PACKED)
+			continue;
+		(*samples)++;
+		if (s->time_ns < 1000 ||
+		    s->time_ns >= 1000 + (uint64_t)DELTA_SAMPLES) {
+			ok = false;
+			continue;
+		}
+		delta_stack(s->time_ns - 1000, &ws, want);
+		if (memcmp(s, &ws, sizeof(ws)) ||
+		    memcmp(s + 1, want, s->nr_frames * sizeof(uint64_t))) {
+			printf("# %s at %" PRIu64 ": sample %" PRIu64
+			       " differs\n", p, off,
+			       (uint64_t)s->time_ns - 1000);
+			ok = false;
+		}
+	}
+	deltas_free(&d);
+	capture_close(c);
+	free(c);
+	return ok && st == 0;
+}
+
+/* Each file of a delta case, checked as it is closed (capdir_fsync). */
+static struct {
+	uint64_t samples, deltas;
+	int files;
+	bool alone;
+} dspy;
+
+static int delta_fsync(int fd)
+{
+	struct stat st;
+	char p[64];
+
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode)) {
+		snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
+		dspy.alone &= delta_file(p, &dspy.samples, &dspy.deltas);
+		dspy.files++;
+	}
+	return fsync(fd);
+}
+
+static void delta_case(bool bad)
+{
+	char dir[] = "/tmp/stackid-delta.XXXXXX", rm[600], path[600];
+	struct record_opts o = {
+		.duration_ns = 60000000000ULL, .rotate_ns = 60000000000ULL,
+		.max_size = 16384,
+	};
+	static struct stackid_delta_base base[2];
+	static struct cfile cf[64];
+	uint64_t samples = 0, deltas = 0, written = 0, f[DELTA_DEPTH];
+	static unsigned char rec[DELTAS_SAMPLE_MAX];
+	struct stackid_sample_delta dh;
+	struct stackid_sample s;
+	unsigned int ring, i;
+	bool alone = true;
+	int n, tmps, k, same, files;
+	struct run r;
+
+	if (!tap_ok(mkdtemp(dir) != NULL, "delta: temporary directory"))
+		return;
+	fake_reset();
+	fk.live.abi = 2;
+	for (ring = 0; ring < 2; ring++) {
+		struct stackid_epoch e = {
+			.hdr = { sizeof(e), STACKID_REC_EPOCH,
+				 STACKID_ABI_MAJOR },
+			.ring = ring,
+		};
+
+		raw(&fk.live, &e);
+		stackid_delta_forget(&base[ring]);
+		for (i = 1; i <= 20; i++) {
+			struct stackid_build_id b = {
+				.hdr = { sizeof(b), STACKID_REC_BUILD_ID,
+					 STACKID_ABI_MAJOR },
+				.ring = ring, .index = i, .build_id_len = 20,
+				.build_id = { 0xde, ring, i },
+			};
+			char name[64];
+
+			raw(&fk.live, &b);
+			snprintf(name, sizeof(name), "/usr/lib/d%u-%u.so",
+				 ring, i);
+			cg_path(&fk.live, b.build_id, 20, name);
+		}
+	}
+	for (i = 0; i < DELTA_SAMPLES; i++) {
+		delta_stack(i, &s, f);
+		same = stackid_delta_same(&base[s.ring], &s, f);
+		if (same < 0) {
+			memcpy(rec, &s, sizeof(s));
+			memcpy(rec + sizeof(s), f, s.hdr.size - sizeof(s));
+		} else {
+			stackid_delta_hdr(&dh, &s, same);
+			memcpy(rec, &dh, sizeof(dh));
+			memcpy(rec + sizeof(dh), f, dh.hdr.size - sizeof(dh));
+		}
+		raw(&fk.live, rec);
+		stackid_delta_take(&base[s.ring], &s, f, same >= 0);
+		if (bad && i == 300) {
+			struct stackid_build_id b = {
+				.hdr = { sizeof(b), STACKID_REC_BUILD_ID,
+					 STACKID_ABI_MAJOR },
+				.build_id_len = 20,	/* index 0: bad */
+			};
+
+			raw(&fk.live, &b);
+		}
+	}
+	fk.bursts[0] = fk.live.len;
+	fk.nbursts = 1;
+	fk.sigint_at = 20;
+	o.dir = dir;
+	fk.watch = dir;
+	memset(&dspy, 0, sizeof(dspy));
+	dspy.alone = true;
+	capdir_fsync = delta_fsync;
+	run(&o, &r);
+	capdir_fsync = fsync;
+	n = list_dir(dir, cf, 64, &tmps);
+	for (k = 0; k < n; k++) {
+		snprintf(path, sizeof(path), "%s/%.255s", dir, cf[k].name);
+		alone &= delta_file(path, &samples, &deltas);
+	}
+	if (sscanf(strchr(strstr(r.err, "records written") ?: "", '(') ?: "",
+		   "(%" SCNu64 " samples", &written) != 1)
+		written = 0;
+	if (sscanf(strstr(r.err, "files written") ?: "",
+		   "files written %d", &files) != 1)
+		files = 0;
+	if (!bad) {
+		tap_ok(r.status == 0 && written == DELTA_SAMPLES &&
+		       !strstr(r.err, "records lost") && files > 4 &&
+		       dspy.files == files && dspy.alone &&
+		       dspy.samples == DELTA_SAMPLES &&
+		       dspy.deltas > DELTA_SAMPLES / 2 &&
+		       dspy.deltas < DELTA_SAMPLES,
+		       "delta samples: all %" PRIu64 " written, into %d files "
+		       "under a 16 KiB bound; in the %d checked as each was "
+		       "closed, %" PRIu64 " samples come back exactly, %" PRIu64
+		       " of them written as deltas", written, files,
+		       dspy.files, dspy.samples, dspy.deltas);
+	} else {
+		tap_ok(r.status == 0 && strstr(r.err, "bytes skipped") &&
+		       written < DELTA_SAMPLES &&
+		       written + 2 * STACKID_DELTA_RUN_MAX + 2 >=
+		       DELTA_SAMPLES && dspy.alone &&
+		       dspy.samples == written,
+		       "a bad record among delta samples: %" PRIu64 " of %d "
+		       "written, the deltas that lost their sample before it "
+		       "skipped and counted; %" PRIu64 " come back exactly",
+		       written, DELTA_SAMPLES, dspy.samples);
+	}
+	tap_ok(alone && n > 0, "delta%s: every file reads alone, without a "
+	       "delta whose sample before it is elsewhere", bad ? " after a "
+	       "bad record" : "");
+	run_free(&r);
+	snprintf(rm, sizeof(rm), "rm -rf '%s'", dir);
+	if (system(rm))
+		printf("# %s failed\n", rm);
+}
+
+static void test_delta(void)
+{
+	struct record_opts o = { .duration_ns = 100000000 };
+	struct run r;
+
+	delta_case(false);
+	delta_case(true);
+	fake_reset();
+	fk.version = STACKID_ABI_MAJOR << 16 | 5;
+	run(&o, &r);
+	tap_ok(r.status == 0 && fk.format == STACKID_FORMAT_PACKED,
+	       "ABI 2.5: packed frames asked for, no delta samples (%#x)",
+	       fk.format);
+	run_free(&r);
+}
+
+/*
  * An error in continuous mode (issue 19, 7): a file size limit stands
  * for a full disk. The file being written is kept as a capture of its
  * whole records, under its final name, and named; exit 2.
@@ -2218,6 +2466,7 @@ int main(void)
 	test_skip();
 	test_modes();
 	test_max_size_replay();
+	test_delta();
 	test_rotate_error();
 	test_capdir();
 	test_unwind();

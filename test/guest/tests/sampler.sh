@@ -4,22 +4,39 @@
 . /stackid/lib.sh
 load
 
-# The 64-bit chain in packed samples (8-byte frames, ABI 2.4), the
-# 32-bit one in 16-byte frames: each exact, and each in its own kind.
-for m in 64 32; do
-	spawn /stackid/chain$m
+# The 64-bit chain in packed samples (8-byte frames, ABI 2.4), then in
+# delta samples (ABI 2.6: only the frames that differ from the ring's
+# previous sample), the 32-bit one in 16-byte frames: each exact, and
+# each in its own kind. The chain's process is alone in the recording,
+# so a ring's samples all follow one of the same process: each is a
+# delta but the first of a ring and every 64th (STACKID_DELTA_RUN_MAX).
+for m in 64 64d 32; do
+	spawn /stackid/chain${m%d}
 	pk=
-	[ $m = 64 ] && pk=-P
+	case $m in 64) pk=-P ;; 64d) pk="-P -D" ;; esac
 	record /tmp/c$m -F 199 -p "$pid" -d 3000 $pk
-	$S chain /tmp/c$m.rec "$pid" chain$m /stackid/expect/chain$m 80
+	$S chain /tmp/c$m.rec "$pid" chain${m%d} \
+		/stackid/expect/chain${m%d} 80
 	set -- $($S kinds /tmp/c$m.rec)
-	if [ $m = 64 ]; then
-		check "packed: all $2 samples of 8-byte frames ($4)" \
-			test "$2" -gt 0 -a "$2" = "$4"
-	else
+	case $m in
+	64)
+		check "packed: all $2 samples of 8-byte frames ($4), no delta ($6)" \
+			test "$2" -gt 0 -a "$2" = "$4" -a "$6" = 0 ;;
+	64d)
+		nd=$(counter /tmp/c$m.out delta_samples)
+		check "delta: $6 of $2 samples deltas, as the module counts ($nd)" \
+			test "$2" -gt 0 -a "$2" = "$4" -a "$6" = "${nd:-x}"
+		# each ring: 1 whole sample, then runs of 63 deltas and 1
+		# whole; a sample finished in its task on another CPU than
+		# it was taken on is whole, and so is the next one there
+		ncpu=$(grep -c ^processor /proc/cpuinfo)
+		dd=$(counter /tmp/c$m.out deferred)
+		check "delta: at least $2 - $ncpu - $2 / 64 - 2 * ${dd:-0} deltas ($6)" \
+			test "$6" -ge $(( $2 - ncpu - $2 / 64 - 2 * ${dd:-0} )) ;;
+	32)
 		check "not asked for: none of $2 samples packed ($4)" \
-			test "$2" -gt 0 -a "$4" = 0
-	fi
+			test "$2" -gt 0 -a "$4" = 0 ;;
+	esac
 	grep '^stat \(frames\|bidcache\|dropped\)' /tmp/c$m.out |
 		sed 's/^/# /'
 	kill "$pid"
