@@ -75,6 +75,22 @@ static int seeds(const char *dir)
 	ret |= save(path, &g);
 	cg_free(&g);
 
+	/* ABI 2.6's delta samples: the small capture's, then again */
+	g.packed = g.delta = true;
+	cg_header(&g, STACKID_ABI_VERSION, 0);
+	cg_path(&g, id, 20, "/x");
+	f[0] = cg_valid(id, 20, 0x10);
+	f[1] = cg_valid(id, 20, 0x20);
+	f[2] = cg_valid(id, 8, 0x30);
+	cg_sample(&g, 1, 0, 1, 1, "a", STACKID_SF_USER, 3, f);
+	cg_sample(&g, 2, 0, 1, 1, "a", STACKID_SF_USER, 2, f + 1);
+	f[0] = cg_valid(id, 20, 0x18);
+	cg_sample(&g, 3, 0, 1, 2, "a", STACKID_SF_USER, 3, f);
+	cg_sample(&g, 4, 1, 1, 2, "a", STACKID_SF_USER, 3, f);
+	snprintf(path, sizeof(path), "%s/delta", dir);
+	ret |= save(path, &g);
+	cg_free(&g);
+
 	cg_header(&g, STACKID_ABI_VERSION, 0);
 	snprintf(path, sizeof(path), "%s/empty", dir);
 	ret |= save(path, &g);

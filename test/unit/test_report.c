@@ -739,6 +739,36 @@ static unsigned int count_type(const struct capgen *g, uint16_t type)
 	return n;
 }
 
+static unsigned int nwide_of(const struct capgen *w)
+{
+	return count_type(w, STACKID_REC_SAMPLE);
+}
+
+/*
+ * One process on two CPUs, 40 samples of stacks 4 to 7 frames deep that
+ * share their callers; another process and a wide frame now and then.
+ */
+static void delta_demo(struct capgen *g)
+{
+	static const unsigned char a[3] = { 0xa1, 2, 3 }, b[3] = { 0xb1, 2, 3 };
+	struct cg_frame f[8];
+	unsigned int i, k, n;
+
+	cg_header(g, STACKID_ABI_VERSION, CG_DEMO_START);
+	cg_path(g, a, sizeof(a), "/usr/bin/deltaprog");
+	cg_path(g, b, sizeof(b), "/usr/lib/libdelta.so");
+	for (i = 0; i < 40; i++) {
+		n = 4 + i % 4;
+		for (k = 0; k < n; k++)
+			f[k] = k < 2 ? cg_valid(b, sizeof(b), 0x100 + i % 3 + k) :
+				       cg_valid(a, sizeof(a), 0x1000 * k);
+		if (i % 13 == 5)
+			f[1] = cg_valid(b, sizeof(b), 1ULL << 44);
+		cg_sample(g, CG_DEMO_START + 1 + i, i % 2, i % 10 == 9 ? 8 : 7,
+			  7, "deltaprog", STACKID_SF_USER, n, f);
+	}
+}
+
 /*
  * ABI 2.4's packed samples report exactly as the same samples with
  * 16-byte frames, in every format, and a frame that does not pack keeps
@@ -751,20 +781,35 @@ static void test_packed(void)
 	};
 	static const char *const names[] = { "text", "folded", "pprof", "svg" };
 	static const unsigned char id[3] = { 1, 2, 3 };
-	void (*builders[])(struct capgen *) = { cg_demo, cg_kdemo };
+	void (*builders[])(struct capgen *) = { cg_demo, cg_kdemo,
+						delta_demo };
+	static const char *const bnames[] = { "demo", "kernel", "delta" };
 	unsigned int b, i, nwide, npacked;
 
 	for (b = 0; b < ARRAY_SIZE(builders); b++) {
 		struct capgen w = { 0 }, p = { .packed = true };
+		struct capgen d = { .packed = true, .delta = true };
+		unsigned int ndelta;
 
 		builders[b](&w);
 		builders[b](&p);
+		builders[b](&d);
+		ndelta = count_type(&d, STACKID_REC_SAMPLE_DELTA);
+		/* the delta demo's wide samples: 3 */
+		tap_ok(count_type(&d, STACKID_REC_SAMPLE_PACKED) + ndelta ==
+		       count_type(&p, STACKID_REC_SAMPLE_PACKED) &&
+		       (b < 2 || (ndelta > nwide_of(&w) / 2 &&
+				  d.len < p.len)),
+		       "%s capture with delta samples: %u of %u, %zu bytes "
+		       "instead of %zu", bnames[b], ndelta, nwide_of(&w),
+		       d.len, p.len);
 		nwide = count_type(&w, STACKID_REC_SAMPLE);
 		npacked = count_type(&p, STACKID_REC_SAMPLE_PACKED);
-		tap_ok(nwide && npacked == nwide &&
-		       !count_type(&p, STACKID_REC_SAMPLE) && p.len < w.len,
+		tap_ok(nwide && (npacked == nwide || b == 2) &&
+		       (!count_type(&p, STACKID_REC_SAMPLE) || b == 2) &&
+		       p.len < w.len,
 		       "%s capture packed: %u of %u samples, %zu bytes "
-		       "instead of %zu", b ? "kernel" : "demo", npacked, nwide,
+		       "instead of %zu", bnames[b], npacked, nwide,
 		       p.len, w.len);
 		for (i = 0; i < ARRAY_SIZE(fmts); i++) {
 			char *ow = NULL, *op = NULL;
@@ -775,12 +820,20 @@ static void test_packed(void)
 			tap_ok(rw == 0 && rp == 0 && ow && op && *ow &&
 			       !strcmp(ow, op), "%s capture, %s: packed "
 			       "samples report as 16-byte ones",
-			       b ? "kernel" : "demo", names[i]);
+			       bnames[b], names[i]);
+			free(op);
+			op = NULL;
+			rp = report(d.buf, d.len, fmts[i], false, &op);
+			tap_ok(rw == 0 && rp == 0 && ow && op && *ow &&
+			       !strcmp(ow, op), "%s capture, %s: delta "
+			       "samples report as whole ones",
+			       bnames[b], names[i]);
 			free(ow);
 			free(op);
 		}
 		cg_free(&w);
 		cg_free(&p);
+		cg_free(&d);
 	}
 
 	/* the limits: 2^44 - 1 packs, 2^44 does not; addresses 2^56 */

@@ -15,6 +15,7 @@
 #include <stackid.h>
 #include "abi1.h"
 #include "packed.h"
+#include "delta.h"
 #include "tool/capture.h"
 
 /* A frame as a test describes it; cg_sample() encodes it for the ABI. */
@@ -58,6 +59,8 @@ struct capgen {
 	unsigned int nkdefs;
 	uint16_t knext[256];	/* per ring: the last kernel index given */
 	bool packed;		/* ABI 2.4's packed samples where they fit */
+	bool delta;		/* ... and ABI 2.6's delta samples */
+	struct stackid_delta_base *dbase;	/* per ring (delta.h) */
 };
 
 static inline void *cg_room(struct capgen *g, size_t n)
@@ -319,6 +322,31 @@ static inline size_t cg_put_sample(struct capgen *g, struct stackid_sample *s,
 	s->hdr.type = pack ? STACKID_REC_SAMPLE_PACKED : STACKID_REC_SAMPLE;
 	s->hdr.size = sizeof(*s) + nr * (pack ? sizeof(uint64_t) :
 						sizeof(f[0]));
+	if (g->delta && s->ring < 256) {
+		struct stackid_delta_base *b;
+		uint64_t v[STACKID_MAX_DEPTH];
+		struct stackid_sample_delta d;
+		int same = -1;
+
+		if (!g->dbase)
+			g->dbase = calloc(256, sizeof(*g->dbase));
+		b = &g->dbase[s->ring];
+		if (!pack) {
+			stackid_delta_forget(b);
+		} else {
+			for (i = 0; i < nr; i++)
+				v[i] = stackid_frame_pack(&f[i]);
+			same = stackid_delta_same(b, s, v);
+			stackid_delta_take(b, s, v, same >= 0);
+		}
+		if (same >= 0) {
+			stackid_delta_hdr(&d, s, same);
+			p = cg_room(g, d.hdr.size);
+			memcpy(p, &d, sizeof(d));
+			memcpy(p + sizeof(d), v, d.hdr.size - sizeof(d));
+			return off;
+		}
+	}
 	p = cg_room(g, s->hdr.size);
 	memcpy(p, s, sizeof(*s));
 	for (i = 0; i < nr; i++) {
@@ -537,6 +565,7 @@ static inline void cg_kdemo(struct capgen *g)
 static inline void cg_free(struct capgen *g)
 {
 	free(g->buf);
+	free(g->dbase);
 	memset(g, 0, sizeof(*g));
 }
 
