@@ -771,7 +771,8 @@ struct stackid_unwind_info {
 #define STACKID_IOC_GET_UNWIND	_IOR(STACKID_IOC_MAGIC, 0x0f, struct stackid_unwind_info)
 /*
  * __u32 in (ABI 2.4): STACKID_FORMAT_* flags for the samples written from
- * now on; -EINVAL for an unknown flag. Each open() starts with 0.
+ * now on; -EINVAL for an unknown flag, or STACKID_FORMAT_DELTA without
+ * STACKID_FORMAT_PACKED. Each open() starts with 0.
  */
 #define STACKID_IOC_SET_FORMAT	_IOW(STACKID_IOC_MAGIC, 0x10, __u32)
 /* __u32 out: the flags in force. */
@@ -780,9 +781,10 @@ struct stackid_unwind_info {
 /* Samples as STACKID_REC_SAMPLE_PACKED where their frames fit. */
 #define STACKID_FORMAT_PACKED	(1U << 0)
 /*
- * ABI 2.6: packed samples as STACKID_REC_SAMPLE_DELTA where they follow
- * one of the same process on the same CPU; only with STACKID_FORMAT_PACKED
- * (else -EINVAL).
+ * ABI 2.6: packed samples as STACKID_REC_SAMPLE_DELTA where they follow,
+ * in their ring, a packed sample of the same process, CPU, cgroup and
+ * comm, at most STACKID_DELTA_RUN_MAX in a row (see struct
+ * stackid_sample_delta); only with STACKID_FORMAT_PACKED (else -EINVAL).
  */
 #define STACKID_FORMAT_DELTA	(1U << 1)
 #define STACKID_FORMAT_ALL	(STACKID_FORMAT_PACKED | STACKID_FORMAT_DELTA)

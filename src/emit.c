@@ -224,13 +224,13 @@ static void stackid_put_sample(struct stackid_cpu *c,
 	struct stackid_sample_delta d;
 	int same = -1;
 
-	if (!packed) {
+	if (!packed || !delta) {
+		/* kept only for a reader of deltas: none follows this one */
 		stackid_ring_put(&kr->r, s, size);
 		stackid_delta_forget(&kr->prev);
 		return;
 	}
-	if (delta)
-		same = stackid_delta_same(&kr->prev, s, pf);
+	same = stackid_delta_same(&kr->prev, s, pf);
 	if (same < 0) {
 		stackid_ring_put(&kr->r, s, size);
 	} else {
