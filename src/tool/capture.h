@@ -97,6 +97,10 @@ struct capture_end {
 /* capture_skipped.flags: the module skipped them (read() said EIO), and
  * bytes is 0: how many is not known */
 #define CAPTURE_SKIP_BY_MODULE	1u
+/* capture_skipped.flags: a delta sample (ABI 2.6) of @ring, whole and
+ * good, that could not be rebuilt: its ring's previous sample was
+ * skipped; bytes is its size */
+#define CAPTURE_SKIP_DELTA	2u
 
 struct capture_skipped {
 	struct stackid_record_hdr hdr;	/* type CAPTURE_REC_SKIPPED */

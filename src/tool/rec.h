@@ -135,6 +135,9 @@ struct rec {
 	struct replay rp;
 	/* each ring's previous sample, and whether the file holds it */
 	struct deltas deltas;
+	/* delta samples that could not be rebuilt (not written) */
+	uint64_t deltas_lost;
+	bool delta_warned;
 	/* the rings, mapped; nrings 0: read() */
 	struct stackid_ring *rings;
 	unsigned int nrings;

@@ -314,6 +314,31 @@ int rec_skipped(struct rec *r, uint32_t ring, uint64_t bytes, uint32_t flags,
 	return ret ? ret : flush(r);
 }
 
+/*
+ * A delta sample that could not be rebuilt (its ring's previous sample
+ * was skipped as bad data) up to its ring's next whole sample: a good
+ * sample, lost; marked in the capture, counted apart from bad data, and
+ * warned about once.
+ */
+static int delta_lost(struct rec *r, const void *rec, size_t sz,
+		      const char *why)
+{
+	const struct stackid_sample_delta *d = rec;
+	struct capture_skipped s = { .ring = d->ring,
+				     .flags = CAPTURE_SKIP_DELTA,
+				     .bytes = sz };
+
+	r->deltas_lost++;
+	if (!r->delta_warned) {
+		fprintf(r->err, "stackid: warning: ring %u: %s: samples lost "
+			"up to its next whole sample; recording goes on "
+			"(counted at the end)\n", d->ring, why);
+		r->delta_warned = true;
+	}
+	tool_hdr(r, &s.hdr, CAPTURE_REC_SKIPPED, sizeof(s));
+	return put(r, &s, &s);
+}
+
 /* The size of the record at @p if its header frames one in @n, else 0. */
 static size_t framed(const unsigned char *p, size_t n)
 {
@@ -362,9 +387,7 @@ int rec_emit(struct rec *r, const unsigned char *p, size_t n)
 		}
 		full = deltas_take(&r->deltas, p + off, &why);
 		if (!full) {
-			const struct stackid_sample_delta *d = (const void *)h;
-
-			ret = rec_skipped(r, d->ring, sz, 0, why);
+			ret = delta_lost(r, p + off, sz, why);
 			if (ret)
 				return ret;
 			off += sz;

@@ -134,10 +134,10 @@ void rec_print_stats(struct rec *r, const struct stackid_stats *st)
 			fprintf(r->err, "  %-24s %12" PRId64 "  samples whose "
 				"task has not returned to user space yet\n",
 				"in flight", f);
-		if (r->samples != d)
+		if (r->samples + r->deltas_lost != d)
 			fprintf(r->err, "  %-24s %12s  %" PRIu64 " samples "
 				"read, %" PRIu64 " delivered\n", "samples read",
-				"MISMATCH", r->samples, d);
+				"MISMATCH", r->samples + r->deltas_lost, d);
 	}
 	fprintf(r->err, "  %-24s %12" PRIu64 "  (%" PRIu64 " samples, %"
 		PRIu64 " build-id paths, %" PRIu64 " build-id indices)\n",
@@ -153,6 +153,11 @@ void rec_print_stats(struct rec *r, const struct stackid_stats *st)
 				"bytes not known", r->skips_module);
 		fprintf(r->err, ")\n");
 	}
+	if (r->deltas_lost)
+		fprintf(r->err, "  %-24s %12" PRIu64 "  (delta samples read "
+			"whose previous sample in their ring was skipped: not "
+			"written; marked in the capture)\n", "samples lost",
+			r->deltas_lost);
 	if (!r->rotating)
 		return;
 	fprintf(r->err, "  %-24s %12" PRIu64 "  (%u in %s now)\n",

@@ -101,7 +101,9 @@ static void walk(const uint8_t *data, size_t size, struct walk *w)
 
 		if (off < sizeof(struct capture_hdr) || off % 8 ||
 		    (prev && off <= prev) || off + h->size > size ||
-		    stackid_record_check(rec, h->size) != h->size ||
+		    stackid_record_check_abi(rec, h->size,
+					     c.hdr.abi_version >> 16,
+					     NULL) != h->size ||
 		    (uintptr_t)rec % 8)
 			abort();
 		prev = off;
