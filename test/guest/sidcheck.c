@@ -62,10 +62,12 @@
  *                               still end, and the next reader gets
  *                               clean control pages and good records
  *   sidcheck dump FILE          text dump of records
- *   sidcheck kinds FILE         "samples N packed M delta D": M of
- *                               FILE's N samples are 8-byte frames
+ *   sidcheck kinds FILE         "samples N packed M delta D moved V":
+ *                               M of FILE's N samples are 8-byte frames
  *                               (STACKID_REC_SAMPLE_PACKED, or
- *                               STACKID_REC_SAMPLE_DELTA: D of them)
+ *                               STACKID_REC_SAMPLE_DELTA: D of them); V
+ *                               were written to another CPU's ring than
+ *                               the CPU they were taken on
  *   sidcheck share FILE COMM FROM TO
  *                               "N M": N of the M samples taken from
  *                               FROM to TO (CLOCK_MONOTONIC ns) are of
@@ -2728,7 +2730,7 @@ static int cmd_peek(int argc, char **argv)
 /* kinds FILE: how many of FILE's samples are packed. */
 static int cmd_kinds(int argc, char **argv)
 {
-	unsigned long n = 0;
+	unsigned long n = 0, moved = 0;
 	struct dsample d;
 	struct iter it;
 	size_t len;
@@ -2738,9 +2740,12 @@ static int cmd_kinds(int argc, char **argv)
 		return 2;
 	buf = load(argv[1], &len);
 	iter_init(&it, buf, len);
-	for_each_sample(d, it)
+	for_each_sample(d, it) {
 		n++;
-	printf("samples %lu packed %lu delta %lu\n", n, it.packed, it.delta);
+		moved += d.s->cpu != d.s->ring;
+	}
+	printf("samples %lu packed %lu delta %lu moved %lu\n", n, it.packed,
+	       it.delta, moved);
 	return 0;
 }
 
