@@ -310,18 +310,8 @@ t0=$(date +%s)
 # patching 1.4 s into boot under TCG), is the kernel's or QEMU's fault,
 # not stackid's: it is booted once more, and said so. So is a guest
 # whose kernel took an int3 oops in its own code at any time, with
-# nothing of stackid's in the oops (6.12 took one in __schedule()'s
-# static-branch NOP, 16 s into correct.sh, on 2026-12-02): a
-# text-patching breakpoint that a vCPU met after the patch was done,
-# which TCG allows because it sees another vCPU's code change late.
+# nothing of stackid's in the oops (int3_not_ours, test/lib.sh).
 # A second such boot is judged as it is (section 4 fails it).
-# int3_not_ours LOG: LOG has an int3 oops that names nothing of stackid.
-int3_not_ours() {
-	local o
-	o=$(tr -d '\r' <"$1" | sed -n '/Oops: int3/,/end trace/p' |
-		grep -v 'Modules linked in:')
-	[ -n "$o" ] && ! grep -q stackid <<<"$o"
-}
 for boot in 1 2; do
 	# The monitor is a pipe: test/nmi-sender.sh sends `nmi` through it
 	# while the guest's NMI test runs.
