@@ -577,7 +577,8 @@ struct stackid_filter {
  * read() or poll() is woken when a ring holds at least watermark bytes,
  * or, if any ring holds a record, every period_ms; never once per
  * sample. watermark 0: a quarter of a ring (the default); period_ms 0:
- * 100 (the default); period_ms at most 10000.
+ * 100 (the default); period_ms at most 10000. They hold until the file
+ * is closed: each open starts with the defaults.
  */
 struct stackid_wakeup {
 	__u32 watermark;

@@ -129,6 +129,9 @@ static int stackid_release(struct inode *inode, struct file *file)
 	stackid_disable();
 	WRITE_ONCE(stackid_state.filter_tgid, 0);
 	WRITE_ONCE(stackid_state.format, 0);
+	/* a reader's wakeups are its own: the next one gets the defaults */
+	WRITE_ONCE(stackid_state.watermark, 0);
+	WRITE_ONCE(stackid_state.period_ms, 100);
 	stackid_cgroup_set_filter(-1);
 	mutex_unlock(&stackid_state.lock);
 	/* the next reader starts with no tables, and loads its own */

@@ -2623,6 +2623,21 @@ static int cmd_mmapcheck(void)
 	EXPECT(!bad, "rings 0 and 1 mapped read-write");
 	r = print_stats(fd);
 	EXPECT(r == 0, "after nonsense tails: samples == delivered + dropped");
+	/* wakeups that would starve the next reader: its own are the defaults */
+	w.watermark = ri.data_size;
+	w.period_ms = 10000;
+	xioctl(fd, STACKID_IOC_SET_WAKEUP, &w, "SET_WAKEUP");
+	xioctl(fd, STACKID_IOC_GET_WAKEUP, &w, "GET_WAKEUP");
+	EXPECT(w.watermark == ri.data_size && w.period_ms == 10000,
+	       "SET_WAKEUP a whole ring, 10 s: in force (%u, %u)", w.watermark,
+	       w.period_ms);
+	close(fd);
+	fd = dev_open();
+	memset(&w, 0xff, sizeof(w));
+	xioctl(fd, STACKID_IOC_GET_WAKEUP, &w, "GET_WAKEUP");
+	EXPECT(w.watermark == ri.data_size / 4 && w.period_ms == 100,
+	       "the next reader's wakeups: the defaults (%u, %u)", w.watermark,
+	       w.period_ms);
 	close(fd);
 	return 0;
 }
