@@ -125,6 +125,26 @@ static int set_cgroup(struct rec *r)
 	return ret < 0 ? EXIT_SYSTEM : 0;
 }
 
+/*
+ * Woken when a ring is a quarter full (the module's watermark), else
+ * once every REC_WAKEUP_MS while any ring holds a record: not the
+ * module's 100 ms. Each wakeup costs a ppoll(), two switches and a look
+ * at every ring, whatever it brings: at 100 ms they were a quarter of
+ * the recorder's time. The watermark still wakes it as early as ever
+ * when samples come fast, so a longer period costs no ring room; what
+ * it delays is only when a slow trickle reaches the capture, which is
+ * drained whole at the end and at every rotation anyway.
+ */
+#define REC_WAKEUP_MS	1000
+
+static int set_wakeup(struct rec *r)
+{
+	struct stackid_wakeup w = { .watermark = 0,
+				    .period_ms = REC_WAKEUP_MS };
+
+	return rec_xioctl(r, STACKID_IOC_SET_WAKEUP, &w, "SET_WAKEUP");
+}
+
 int rec_configure(struct rec *r)
 {
 	struct stackid_filter flt = { .tgid = r->o->tgid };
@@ -176,6 +196,8 @@ int rec_configure(struct rec *r)
 	ret = rec_xioctl(r, STACKID_IOC_SET_FILTER, &flt, "SET_FILTER");
 	if (!ret && r->o->cgroup)
 		ret = set_cgroup(r);
+	if (!ret)
+		ret = set_wakeup(r);
 	return ret;
 }
 

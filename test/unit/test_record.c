@@ -53,6 +53,7 @@ static struct fake {
 	uint32_t max_hz;
 	uint32_t hz;
 	struct stackid_filter flt;
+	struct stackid_wakeup wake;	/* STACKID_IOC_SET_WAKEUP's */
 	bool enabled, disabled;
 	unsigned long log[32];	/* ioctl requests, in order */
 	int nlog;
@@ -226,6 +227,11 @@ static int fake_ioctl(int fd, unsigned long req, void *arg)
 		return 0;
 	case STACKID_IOC_SET_FILTER:
 		fk.flt = *(struct stackid_filter *)arg;
+		return 0;
+	case STACKID_IOC_SET_WAKEUP:
+		fk.wake = *(struct stackid_wakeup *)arg;
+		if (fk.wake.period_ms > 10000)
+			return errno = EINVAL, -1;
 		return 0;
 	case STACKID_IOC_RESET_STATS:
 		return 0;
@@ -656,7 +662,7 @@ static void test_record(void)
 		STACKID_IOC_GET_VERSION, STACKID_IOC_SET_FORMAT,
 		STACKID_IOC_SET_FREQ,
 		STACKID_IOC_GET_FREQ, STACKID_IOC_SET_FILTER,
-		STACKID_IOC_GET_STATS,
+		STACKID_IOC_SET_WAKEUP, STACKID_IOC_GET_STATS,
 		STACKID_IOC_ENABLE, STACKID_IOC_DISABLE,
 		STACKID_IOC_GET_STATS, STACKID_IOC_GET_STATS,
 	};
@@ -710,8 +716,12 @@ static void test_record(void)
 
 	tap_ok(r.status == 0, "record: exit 0 when stopped by SIGINT");
 	tap_ok(logged(seq, ARRAY_SIZE(seq)), "ioctls: GET_VERSION, SET_FREQ, "
-	       "GET_FREQ, SET_FILTER, GET_STATS (the baseline), ENABLE, "
-	       "DISABLE, GET_STATS, drain, GET_STATS (nothing more came)");
+	       "GET_FREQ, SET_FILTER, SET_WAKEUP, GET_STATS (the baseline), "
+	       "ENABLE, DISABLE, GET_STATS, drain, GET_STATS (nothing more "
+	       "came)");
+	tap_ok(!fk.wake.watermark && fk.wake.period_ms == 1000,
+	       "woken at the module's watermark or once a second (%u, %u)",
+	       fk.wake.watermark, fk.wake.period_ms);
 	tap_ok(fk.hz == 99 && fk.flt.tgid == 1234 && !fk.flt.__pad &&
 	       !fk.enabled && fk.closed, "99 Hz, tgid 1234, disabled, closed");
 	tap_ok(fk.open_mode == O_RDWR, "the device opened read-write (its "
