@@ -716,7 +716,8 @@ struct stackid_unwind_info {
 #define STACKID_IOC_GET_FREQ	_IOR(STACKID_IOC_MAGIC, 0x01, __u32)
 /*
  * __u32 in: frequency in Hz, 1..kernel.perf_event_max_sample_rate, else
- * -EINVAL and nothing changes. Takes effect at once if enabled.
+ * -EINVAL and nothing changes. Takes effect at once if enabled, and holds
+ * until the file is closed: each open starts at the freq parameter.
  */
 #define STACKID_IOC_SET_FREQ	_IOW(STACKID_IOC_MAGIC, 0x02, __u32)
 /*

@@ -129,7 +129,12 @@ static int stackid_release(struct inode *inode, struct file *file)
 	stackid_disable();
 	WRITE_ONCE(stackid_state.filter_tgid, 0);
 	WRITE_ONCE(stackid_state.format, 0);
-	/* a reader's wakeups are its own: the next one gets the defaults */
+	/*
+	 * a reader's frequency and wakeups are its own: the next one gets
+	 * the freq parameter and the default wakeups (sampling is off, so
+	 * no event runs at the old frequency)
+	 */
+	WRITE_ONCE(stackid_state.freq, stackid_param_freq);
 	WRITE_ONCE(stackid_state.watermark, 0);
 	WRITE_ONCE(stackid_state.period_ms, 100);
 	stackid_cgroup_set_filter(-1);

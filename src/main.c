@@ -93,7 +93,7 @@ static const struct kernel_param_ops stackid_freq_ops = {
 	.get = param_get_uint,
 };
 module_param_cb(freq, &stackid_freq_ops, &stackid_param_freq, 0444);
-MODULE_PARM_DESC(freq, "Initial sampling frequency in Hz, 1..kernel.perf_event_max_sample_rate (default 99); change it at run time with STACKID_IOC_SET_FREQ");
+MODULE_PARM_DESC(freq, "Sampling frequency in Hz each open of the device starts with, 1..kernel.perf_event_max_sample_rate (default 99); a reader changes its own with STACKID_IOC_SET_FREQ");
 
 bool stackid_param_resolve = true;
 module_param_named(resolve, stackid_param_resolve, bool, 0644);

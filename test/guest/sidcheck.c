@@ -43,6 +43,7 @@
  *   sidcheck enable-result HZ   ENABLE at HZ: prints OK or the errno
  *   sidcheck read0 | resetbusy  read() of 0 bytes; RESET_STATS rules
  *   sidcheck setfreq HZ         SET_FREQ: prints OK or the errno
+ *   sidcheck freq               GET_FREQ of a new open: prints it
  *   sidcheck mtime FILE [S NS]  print / set FILE's mtime
  *   sidcheck perfcmp CAP PERFTXT PID MINPCT  frames against perf's
  *   sidcheck inowatch MS FILE...  inotify: reads of the FILEs for MS ms
@@ -1429,6 +1430,18 @@ static int cmd_read0(void)
 	return 0;
 }
 
+/* GET_FREQ of a new open: prints the frequency. */
+static int cmd_freq(void)
+{
+	unsigned int hz = 0;
+	int fd = dev_open();
+
+	xioctl(fd, STACKID_IOC_GET_FREQ, &hz, "GET_FREQ");
+	printf("%u\n", hz);
+	close(fd);
+	return 0;
+}
+
 /* SET_FREQ HZ: prints "OK" or the errno's name; exit 0 either way. */
 static int cmd_setfreq(int argc, char **argv)
 {
@@ -2811,6 +2824,8 @@ int main(int argc, char **argv)
 		printf("%llu\n", ts.tv_sec * 1000000000ULL + ts.tv_nsec);
 		return 0;
 	}
+	if (!strcmp(argv[1], "freq"))
+		return cmd_freq();
 	if (!strcmp(argv[1], "setfreq"))
 		return cmd_setfreq(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "resetbusy"))

@@ -54,7 +54,10 @@ check "SET_FREQ $((max * 2)) from a chroot that fakes the limit (real: $max): EI
 	test "$r" = EINVAL
 r=$($S setfreq $max)
 check "SET_FREQ $max (the limit): accepted ($r)" test "$r" = OK
-$S setfreq 99 >/dev/null
+p=$(cat /sys/module/stackid/parameters/freq)
+r=$($S freq)
+check "... and the next reader starts at the freq parameter ($r, parameter $p)" \
+	test "$r" = "$p"
 rmmod stackid
 check "modprobe stackid freq=$((max + 1)) (above the limit): refused" \
 	sh -c "! modprobe stackid freq=$((max + 1))"
