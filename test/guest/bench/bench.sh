@@ -288,7 +288,7 @@ stackid_figures() {
 		awk '{ printf "%.2f%% (%d of %d)", $2 ? 100 * $1 / $2 : 0, $1, $2 }')
 	out "$label: handler $c"
 	out "$label: cache hit $(awk -v h="${hit:-0}" -v m="${miss:-0}" 'BEGIN { printf "%.2f%%", h + m ? 100 * h / (h + m) : 0 }') ($hit hits, ${miss:-0} misses)"
-	out "$label: $samples samples, $perframe frames each, $valid% valid; $(awk -v b="$bytes" -v s="$samples" -v f="$perframe" 'BEGIN { if (s) printf "%.0f bytes/sample, %.1f bytes/frame", b / s, b / (s * f) }'); ring drops ${drops:-0}; reader (stackid) $reader% of samples, $wreader during the work"
+	out "$label: $samples samples, $perframe frames each, $valid% valid; $(awk -v b="$bytes" -v s="$samples" -v f="$perframe" 'BEGIN { if (s) printf "%.0f bytes/sample, %.1f bytes/frame", b / s, b / (s * f) }'); ring drops ${drops:-0}; reader (stackid) $reader% of samples, $wreader during the work, woken $(st wakeups) times"
 	out "$label: samples deferred to their task $(st deferred), finished $(st deferred_done), no free slot $(st defer_no_slot)"
 	out "$label: frames left raw, by reason: $(awk '$1 ~ /^frames_ip_/ { sub(/^frames_ip_/, "", $1); printf "%s%s %s", n++ ? ", " : "", $1, $2 } END { if (!n) printf "none" }' /tmp/prof.err)"
 }
