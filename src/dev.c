@@ -136,7 +136,7 @@ static int stackid_release(struct inode *inode, struct file *file)
 	 */
 	WRITE_ONCE(stackid_state.freq, stackid_param_freq);
 	WRITE_ONCE(stackid_state.watermark, 0);
-	WRITE_ONCE(stackid_state.period_ms, 100);
+	WRITE_ONCE(stackid_state.period_ms, STACKID_PERIOD_MS);
 	stackid_cgroup_set_filter(-1);
 	mutex_unlock(&stackid_state.lock);
 	/* the next reader starts with no tables, and loads its own */
@@ -312,7 +312,8 @@ static long stackid_set_wakeup(void __user *arg)
 	    w.period_ms > 10000)
 		return -EINVAL;
 	WRITE_ONCE(stackid_state.watermark, w.watermark);
-	WRITE_ONCE(stackid_state.period_ms, w.period_ms ? w.period_ms : 100);
+	WRITE_ONCE(stackid_state.period_ms,
+		   w.period_ms ? w.period_ms : STACKID_PERIOD_MS);
 	return 0;
 }
 

@@ -159,6 +159,9 @@ struct stackid_ksym_name {
 				 STACKID_KSYM_MODULE_MAX + 8)
 #define STACKID_CGROUP_SEEN_BITS	8
 
+/* The periodic wakeup's default: each open starts with it (SET_WAKEUP). */
+#define STACKID_PERIOD_MS	100
+
 /* A ring as its producer keeps it; see ring.h for the protocol. */
 struct stackid_kring {
 	struct stackid_ring r;
@@ -325,7 +328,7 @@ struct stackid_state {
 	u64 ev_config;
 	u32 filter_tgid;		/* 0: all */
 	u32 watermark;			/* bytes; 0: a quarter of a ring */
-	u32 period_ms;
+	u32 period_ms;			/* default STACKID_PERIOD_MS */
 	u32 format;			/* STACKID_FORMAT_*, this reader's */
 };
 

@@ -25,7 +25,7 @@ struct stackid_state stackid_state = {
 	.read_lock = __MUTEX_INITIALIZER(stackid_state.read_lock),
 	.wq = __WAIT_QUEUE_HEAD_INITIALIZER(stackid_state.wq),
 	.hp_state = -1,
-	.period_ms = 100,
+	.period_ms = STACKID_PERIOD_MS,
 };
 
 /* Setters validate, so a bad value fails the load or the write. */
