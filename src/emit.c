@@ -222,7 +222,7 @@ static void stackid_put_sample(struct stackid_cpu *c,
 	struct stackid_kring *kr = &c->ring;
 	const u64 *pf = (const u64 *)s->frames;
 	struct stackid_sample_delta d;
-	int same = -1;
+	int same;
 
 	if (!packed || !delta) {
 		/* kept only for a reader of deltas: none follows this one */

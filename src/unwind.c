@@ -49,21 +49,28 @@ const struct stackid_utable *stackid_uw_table(const u8 *id, u8 len)
 
 /* --- the walk ----------------------------------------------------------- */
 
-/* Reading the stack: never faults, never sleeps. */
-static int stackid_uw_read(void *ctx, u64 addr, unsigned int size, u64 *val)
+/*
+ * Reading the stack (stackid_uw_read_fn): never faults, never sleeps. Two
+ * words are one copy: a frame record, bp below the return address.
+ */
+static int stackid_uw_read(void *ctx, u64 addr, unsigned int size,
+			   unsigned int n, u64 *val)
 {
-	u32 v32;
+	unsigned int len = size * n;
+	u32 v32[2];
 
-	if (addr > TASK_SIZE_MAX - size)
+	if (n < 1 || n > 2 || addr > TASK_SIZE_MAX - len)
 		return -EFAULT;
 	if (size == 4) {
-		if (stackid_copy_user_nmi(&v32, (const void __user *)addr, 4))
+		if (stackid_copy_user_nmi(v32, (const void __user *)addr, len))
 			return -EFAULT;
-		*val = v32;
+		val[0] = v32[0];
+		if (n == 2)
+			val[1] = v32[1];
 		return 0;
 	}
-	return stackid_copy_user_nmi(val, (const void __user *)addr,
-				     sizeof(*val)) ? -EFAULT : 0;
+	return stackid_copy_user_nmi(val, (const void __user *)addr, len) ?
+	       -EFAULT : 0;
 }
 
 /*

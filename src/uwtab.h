@@ -72,12 +72,13 @@ stackid_uw_find(const struct stackid_unwind_row *rows, u32 n, u64 off)
 }
 
 /*
- * Reads one word of @size bytes (8, or 4 for a 32-bit task) of the stack
- * at @addr into *@val, zero-extended; nonzero if it cannot (the walk then
- * stops, STACKID_STOP_FAULT).
+ * Reads @n (1 or 2) consecutive words of @size bytes each (8, or 4 for a
+ * 32-bit task) of the stack at @addr into @val[0] .. @val[n - 1],
+ * zero-extended; nonzero if it cannot (the walk then stops,
+ * STACKID_STOP_FAULT).
  */
 typedef int (*stackid_uw_read_fn)(void *ctx, u64 addr, unsigned int size,
-				  u64 *val);
+				  unsigned int n, u64 *val);
 
 /**
  * stackid_uw_step - the caller's registers by one row
@@ -118,9 +119,9 @@ static inline int stackid_uw_step(const struct stackid_unwind_row *row,
 
 		if (w != 8)
 			return STACKID_STOP_NO_ROW;
-		if (read(ctx, r->sp + STACKID_UC_IP, 8, &ip) ||
-		    read(ctx, r->sp + STACKID_UC_SP, 8, &sp) ||
-		    read(ctx, r->sp + STACKID_UC_BP, 8, &bp))
+		if (read(ctx, r->sp + STACKID_UC_IP, 8, 1, &ip) ||
+		    read(ctx, r->sp + STACKID_UC_SP, 8, 1, &sp) ||
+		    read(ctx, r->sp + STACKID_UC_BP, 8, 1, &bp))
 			return STACKID_STOP_FAULT;
 		if (!ip)
 			return STACKID_STOP_END;
@@ -133,7 +134,7 @@ static inline int stackid_uw_step(const struct stackid_unwind_row *row,
 	case STACKID_UW_CFA_END:
 		return STACKID_STOP_END;
 	case STACKID_UW_CFA_BP_DEREF:
-		if (read(ctx, r->bp - row->cfa_off, w, &cfa))
+		if (read(ctx, r->bp - row->cfa_off, w, 1, &cfa))
 			return STACKID_STOP_FAULT;
 		break;
 	default:
@@ -143,14 +144,31 @@ static inline int stackid_uw_step(const struct stackid_unwind_row *row,
 	if (cfa < r->sp + w || cfa < r->sp ||
 	    (w == 4 && cfa > 0xffffffffULL))
 		return STACKID_STOP_BAD_CFA;
-	if (read(ctx, cfa - w, w, &ra))
-		return STACKID_STOP_FAULT;
-	if ((row->rule & STACKID_UW_BP_MASK) == STACKID_UW_BP_SAVED &&
-	    read(ctx, cfa + (s64)row->bp_off * w, w, &bp))
-		return STACKID_STOP_FAULT;
-	if ((row->rule & STACKID_UW_BP_MASK) == STACKID_UW_BP_AT_BP &&
-	    read(ctx, r->bp, w, &bp))
-		return STACKID_STOP_FAULT;
+	switch (row->rule & STACKID_UW_BP_MASK) {
+	case STACKID_UW_BP_SAVED:
+		if (row->bp_off == -2) {
+			/* bp saved just below the return address: one read */
+			u64 rec[2];
+
+			if (read(ctx, cfa - 2 * w, w, 2, rec))
+				return STACKID_STOP_FAULT;
+			bp = rec[0];
+			ra = rec[1];
+			break;
+		}
+		if (read(ctx, cfa - w, w, 1, &ra) ||
+		    read(ctx, cfa + (s64)row->bp_off * w, w, 1, &bp))
+			return STACKID_STOP_FAULT;
+		break;
+	case STACKID_UW_BP_AT_BP:
+		if (read(ctx, cfa - w, w, 1, &ra) || read(ctx, r->bp, w, 1, &bp))
+			return STACKID_STOP_FAULT;
+		break;
+	default:
+		if (read(ctx, cfa - w, w, 1, &ra))
+			return STACKID_STOP_FAULT;
+		break;
+	}
 	if (!ra)
 		return STACKID_STOP_END;
 	r->ip = ra;

@@ -19,22 +19,33 @@ static u64 STACK_BASE = STACK_BASE64;
 static unsigned int reads;
 static int bad_read;
 
+static unsigned int words;
+
+/* n words of size bytes at addr; each word's alignment checked */
 static int rd(void *ctx __attribute__((unused)), u64 addr,
-	      unsigned int size, u64 *val)
+	      unsigned int size, unsigned int n, u64 *val)
 {
+	unsigned int i;
+
 	reads++;
-	if (addr < STACK_BASE || addr > STACK_BASE + 8 * STACK_WORDS - size ||
+	words += n;
+	if (n < 1 || n > 2 || addr < STACK_BASE ||
+	    addr > STACK_BASE + 8 * STACK_WORDS - size * n ||
 	    (addr & (size - 1))) {
 		bad_read++;
 		return -EFAULT;
 	}
-	if (size == 4) {
-		u32 v;
+	for (i = 0; i < n; i++) {
+		u64 a = addr + i * size;
 
-		memcpy(&v, (char *)stack + (addr - STACK_BASE), 4);
-		*val = v;
-	} else {
-		*val = stack[(addr - STACK_BASE) / 8];
+		if (size == 4) {
+			u32 v;
+
+			memcpy(&v, (char *)stack + (a - STACK_BASE), 4);
+			val[i] = v;
+		} else {
+			val[i] = stack[(a - STACK_BASE) / 8];
+		}
 	}
 	return 0;
 }
@@ -98,9 +109,28 @@ static void test_steps(void)
 	put(sp + 0x48, 0x402000);
 	r = (struct stackid_uw_regs){ 0x401000, sp, sp + 0x40 };
 	w = row(0, STACKID_UW_CFA_BP | STACKID_UW_BP_SAVED, 16, -2);
+	reads = words = 0;
 	tap_ok(!stackid_uw_step(&w, &r, rd, NULL, &how, 8) && r.ip == 0x402000 &&
 	       r.sp == sp + 0x50 && r.bp == 0x7777,
 	       "CFA_BP with bp saved: a frame-pointer frame");
+	tap_ok(reads == 1 && words == 2,
+	       "a frame-pointer frame: its record in one read (%u reads, %u words)",
+	       reads, words);
+	/* bp saved elsewhere: two reads */
+	put(sp + 0x38, 0x8888);
+	r = (struct stackid_uw_regs){ 0x401000, sp, sp + 0x40 };
+	w = row(0, STACKID_UW_CFA_BP | STACKID_UW_BP_SAVED, 16, -3);
+	reads = words = 0;
+	tap_ok(!stackid_uw_step(&w, &r, rd, NULL, &how, 8) && r.ip == 0x402000 &&
+	       r.sp == sp + 0x50 && r.bp == 0x8888 && reads == 2,
+	       "bp saved at cfa - 24: two reads (%u)", reads);
+	/* the record's return address beyond the stack: a fault, not half */
+	r = (struct stackid_uw_regs){ 0x401000, sp,
+				      STACK_BASE + 8 * STACK_WORDS - 8 };
+	w = row(0, STACKID_UW_CFA_BP | STACKID_UW_BP_SAVED, 16, -2);
+	tap_ok(stackid_uw_step(&w, &r, rd, NULL, &how, 8) == STACKID_STOP_FAULT &&
+	       r.ip == 0x401000 && r.bp == STACK_BASE + 8 * STACK_WORDS - 8,
+	       "a frame record half outside the stack: FAULT, registers kept");
 
 	/* PLT: cfa = sp + 8, + 8 when (ip & 15) >= 11 */
 	put(sp, 0x403000);
@@ -156,6 +186,16 @@ static void test_steps(void)
 	w = row(0, STACKID_UW_CFA_SIGNAL, 0, 0);
 	tap_ok(stackid_uw_step(&w, &r, rd, NULL, &how, 4) ==
 	       STACKID_STOP_NO_ROW, "32-bit signal frames: no row");
+	/* a 32-bit frame record: [saved ebp][return address] at ebp */
+	put(sp + 0x40, 0x0804b000ULL << 32 | 0xffd00180ULL);
+	r = (struct stackid_uw_regs){ 0x8049000, sp, sp + 0x40 };
+	w = row(0, STACKID_UW_CFA_BP | STACKID_UW_BP_SAVED, 8, -2);
+	reads = words = 0;
+	tap_ok(!stackid_uw_step(&w, &r, rd, NULL, &how, 4) &&
+	       r.ip == 0x804b000 && r.sp == sp + 0x48 &&
+	       r.bp == 0xffd00180ULL && reads == 1 && words == 2,
+	       "32-bit frame record: 4-byte bp and return address, one read (%llx %llx)",
+	       (unsigned long long)r.ip, (unsigned long long)r.bp);
 	r = (struct stackid_uw_regs){ 1, 0xfffffff0ULL, 0 };
 	w = row(0, STACKID_UW_CFA_SP, 64, 0);
 	tap_ok(stackid_uw_step(&w, &r, rd, NULL, &how, 4) ==
@@ -194,7 +234,7 @@ static void test_steps(void)
 /* Random rows and stacks: bounded reads, in the stack or refused, walks end. */
 static void test_random(void)
 {
-	unsigned int iter, worst = 0, walks_ended = 0, maxsteps = 0;
+	unsigned int iter, worst = 0, worst_words = 0, walks_ended = 0, maxsteps = 0;
 	u64 seed = 88172645463325252ULL;
 
 	bad_read = 0;
@@ -222,22 +262,28 @@ static void test_random(void)
 			seed ^= seed << 17;
 			w = row(0, (seed & 7) % 7 | ((seed >> 3) % 3) << 4,
 				(u16)(seed >> 16), (s8)(seed >> 32));
-			reads = 0;
+			reads = words = 0;
 			if (stackid_uw_step(&w, &r, rd, NULL, &how,
 					    (iter & 1) ? 8 : 4))
 				break;
 			if (reads > worst)
 				worst = reads;
+			if (words > worst_words)
+				worst_words = words;
 			steps++;
 		}
 		if (reads > worst)
 			worst = reads;
+		if (words > worst_words)
+			worst_words = words;
 		if (steps < 127)
 			walks_ended++;
 		if (steps > maxsteps)
 			maxsteps = steps;
 	}
-	tap_ok(worst <= 3, "random rows: at most 3 reads a step (%u)", worst);
+	tap_ok(worst <= 3 && worst_words <= 3,
+	       "random rows: at most 3 reads and 3 words a step (%u, %u)",
+	       worst, worst_words);
 	tap_ok(walks_ended > 0 && maxsteps <= 127,
 	       "random rows: %u of 200000 walks ended before the bound",
 	       walks_ended);
