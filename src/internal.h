@@ -529,6 +529,13 @@ enum {
 	STACKID_STAGE_FINISH,	/* encode and deliver, or hand over */
 	STACKID_STAGE_NR,
 };
+/* How the handler's walk found a frame's mapping (test builds count them). */
+enum {
+	STACKID_LOOKUP_PLACE,		/* one of the walk's last few */
+	STACKID_LOOKUP_REMEMBERED,	/* this CPU's remembered mappings */
+	STACKID_LOOKUP_VMA,		/* looked up in the mm */
+	STACKID_LOOKUP_NR,
+};
 #ifdef STACKID_TEST
 int stackid_test_init(void);
 void stackid_test_exit(void);
@@ -538,6 +545,7 @@ bool stackid_test_floor(void);
 void stackid_test_task_hold(void);
 bool stackid_test_stages(void);
 void stackid_test_stages_add(const u64 *t);
+void stackid_test_lookup(unsigned int how);
 void stackid_test_take_back_add(u64 ns, unsigned int samples);
 /* local_clock() in test builds, where take-backs are timed; else 0 */
 static inline u64 stackid_test_clock(void) { return local_clock(); }
@@ -550,6 +558,7 @@ static inline bool stackid_test_floor(void) { return false; }
 static inline void stackid_test_task_hold(void) { }
 static inline bool stackid_test_stages(void) { return false; }
 static inline void stackid_test_stages_add(const u64 *t) { }
+static inline void stackid_test_lookup(unsigned int how) { }
 static inline void stackid_test_take_back_add(u64 ns, unsigned int samples) { }
 static inline u64 stackid_test_clock(void) { return 0; }
 #endif

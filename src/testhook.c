@@ -39,6 +39,7 @@
 #include <linux/moduleparam.h>
 #include <linux/delay.h>
 #include <linux/atomic.h>
+#include <linux/percpu.h>
 #include <linux/rcupdate.h>
 #include <linux/kthread.h>
 #include <linux/sched.h>
@@ -131,6 +132,42 @@ static const struct kernel_param_ops stackid_stages_ops = {
 
 module_param_cb(test_stage_ns, &stackid_stages_ops, NULL, 0444);
 MODULE_PARM_DESC(test_stage_ns, "TEST BUILD: the handler's time per stage");
+
+struct stackid_test_lookups {
+	u64 n[STACKID_LOOKUP_NR];
+};
+static DEFINE_PER_CPU(struct stackid_test_lookups, stackid_test_lookups);
+
+/*
+ * Any context, NMI included (one this_cpu_inc(), a single instruction on
+ * x86, so as not to weigh on the walk it counts); while stages are timed.
+ */
+void stackid_test_lookup(unsigned int how)
+{
+	if (READ_ONCE(stackid_test_stages_on) && how < STACKID_LOOKUP_NR)
+		this_cpu_inc(stackid_test_lookups.n[how]);
+}
+
+static int stackid_get_lookups(char *buf, const struct kernel_param *kp)
+{
+	u64 n[STACKID_LOOKUP_NR] = { 0 };
+	unsigned int cpu, i;
+
+	for_each_possible_cpu(cpu)
+		for (i = 0; i < STACKID_LOOKUP_NR; i++)
+			n[i] += READ_ONCE(per_cpu(stackid_test_lookups, cpu).n[i]);
+	return sysfs_emit(buf, "place %llu remembered %llu vma %llu\n",
+			  n[STACKID_LOOKUP_PLACE], n[STACKID_LOOKUP_REMEMBERED],
+			  n[STACKID_LOOKUP_VMA]);
+}
+
+static const struct kernel_param_ops stackid_lookups_ops = {
+	.get = stackid_get_lookups,
+};
+
+module_param_cb(test_walk_lookups, &stackid_lookups_ops, NULL, 0444);
+MODULE_PARM_DESC(test_walk_lookups,
+		 "TEST BUILD: how the handler's walks found their mappings");
 
 static atomic64_t stackid_test_back_n = ATOMIC64_INIT(0);
 static atomic64_t stackid_test_back_samples = ATOMIC64_INIT(0);

@@ -257,12 +257,16 @@ stackid_uw_lookup(struct stackid_cpu *c, struct mm_struct *mm, u64 pc,
 	*bidp = NULL;
 	for (i = 0; i < STACKID_UW_PLACES; i++) {
 		w = &p->w[i];
-		if (w->vma && pc >= w->vma->vm_start && pc < w->vma->vm_end)
+		if (w->vma && pc >= w->vma->vm_start && pc < w->vma->vm_end) {
+			if (c)
+				stackid_test_lookup(STACKID_LOOKUP_PLACE);
 			goto found;
+		}
 	}
 	if (p->maps) {
 		m = stackid_map_slot(c, p->mm_id, pc);
 		if (stackid_map_valid(c, p, m, pc)) {
+			stackid_test_lookup(STACKID_LOOKUP_REMEMBERED);
 			w = &p->w[p->next++ % STACKID_UW_PLACES];
 			w->vma = m->vma;
 			w->table = m->table;
@@ -272,6 +276,8 @@ stackid_uw_lookup(struct stackid_cpu *c, struct mm_struct *mm, u64 pc,
 	}
 	vma = stackid_vma_lookup(mm, pc);
 	*vmap = vma;
+	if (c)
+		stackid_test_lookup(STACKID_LOOKUP_VMA);
 	if (!vma)
 		return NULL;
 	w = &p->w[p->next++ % STACKID_UW_PLACES];

@@ -184,7 +184,9 @@ run() {
 	set -- "$@" ${f0:-0 0} ${f1:-0 0}
 	n=$(($6 - $4)) b=$(($7 - $5))
 	[ $prof = stages ] &&
-		cat /sys/module/stackid/parameters/test_stage_ns >/tmp/prof.stages
+		cat /sys/module/stackid/parameters/test_stage_ns >/tmp/prof.stages &&
+		{ cat /sys/module/stackid/parameters/test_walk_lookups ||
+			echo; } >/tmp/prof.lookups 2>/dev/null
 	case $prof in floor|stages) rmmod stackid; load ;; esac
 	echo "# bench run: $prof $hz Hz $3: work $t ns, $n samples in it, $b busy, recording $((t1 - t0)) ns, recorder $c0 -> $c1 ticks (ready) -> $c2 (end)" >&2
 	if [ -z "$t" ]; then
@@ -303,6 +305,9 @@ stages() {
 		for (i = 3; i < NF; i += 2)
 			printf "%s%s %.2f us", (i > 3 ? ", " : ""), $i, n ? $(i + 1) / n / 1000 : 0
 		printf " (%d samples)", n }' /tmp/prof.stages)"
+	out "$1: the walk's frames by how their mapping was found, per walked sample (test build, the same run): $(awk -v n="$(awk '{ print $2 }' /tmp/prof.stages)" '{
+		for (i = 1; i < NF; i += 2)
+			printf "%s%s %.1f", (i > 1 ? ", " : ""), $i, n ? $(i + 1) / n : 0 }' /tmp/prof.lookups)"
 }
 
 load
@@ -329,7 +334,7 @@ rm -f /tmp/bench.runs
 # a slow spell of the host falls on all of them alike, and the j-th runs
 # of two samplers are a pair. stackid last, whose capture and statistics
 # are looked at below. resolve=N and kernel_frames=N once each after.
-for w in ${BENCH_NOFP_ONLY:+none} ${BENCH_HELD_ONLY:+none} ${BENCH_WORKLOADS:-chain many churn forkexec syscall}; do
+for w in ${BENCH_NOFP_ONLY:+none} ${BENCH_HELD_ONLY:+none} ${BENCH_STAGES_ONLY:+none} ${BENCH_WORKLOADS:-chain many churn forkexec syscall}; do
 	[ "$w" = none ] && break
 	for hz in ${BENCH_HZ:-999 9999}; do
 		profs=${BENCH_PROFS:-floor perf bpf stackid}
@@ -384,7 +389,7 @@ done
 # the chain with frame pointers, walked with the tables off (stackid-fp:
 # --no-unwind-tables; on the chain without frame pointers that walk ends
 # in its first frame).
-for hz in ${BENCH_WORKLOADS:+none} ${BENCH_HELD_ONLY:+none} 999 9999; do
+for hz in ${BENCH_WORKLOADS:+none} ${BENCH_HELD_ONLY:+none} ${BENCH_STAGES_ONLY:+none} 999 9999; do
 	[ "$hz" = none ] && break
 	# interleaved: each repetition runs every configuration once, in
 	# turn, so a slow spell of the host falls on all of them alike;
@@ -479,8 +484,14 @@ held() {
 	rmmod stackid
 	load
 }
-case "${BENCH_WORKLOADS:-}${BENCH_NOFP_ONLY:-}" in
+case "${BENCH_WORKLOADS:-}${BENCH_NOFP_ONLY:-}${BENCH_STAGES_ONLY:-}" in
 "") held ;;
 esac
+# bench-stages.sh: the handler's stages alone, REPS runs of each workload
+for w in ${BENCH_STAGES_ONLY:+$BENCH_WORKLOADS}; do
+	for i in $(seq $REPS); do
+		stages "$w at 9999 Hz, stackid, run $i of $REPS" 9999 $w
+	done
+done
 rmmod stackid
 pass "bench ran"
