@@ -177,7 +177,7 @@ struct stackid_kring {
 /*
  * A mapping an earlier walk on this CPU found (unwind.c), valid while
  * its mm is the one sampled and has not been write-locked since:
- * direct-mapped by the address's page, 2^STACKID_MAPS_BITS entries.
+ * by the address's page, in sets of two, 2^STACKID_MAPS_BITS entries.
  */
 #define STACKID_MAPS_BITS	10
 struct stackid_map_entry {
@@ -191,6 +191,7 @@ struct stackid_map_entry {
 	u32 seq;			/* stackid_mm_seq() then */
 	u32 gen;			/* stackid_uw_gen then */
 	u8 len;				/* bid->len then */
+	u8 mru;				/* of a set's entry 0: unwind.c */
 };
 
 /* A frame's registers as the walk knows them (uwtab.h). */
@@ -391,6 +392,7 @@ void stackid_resolve_frames(struct stackid_cpu *c, struct mm_struct *mm,
 					   void *ctx),
 			    void *ctx);
 int stackid_file_key(struct file *file, struct stackid_bid_key *k);
+bool stackid_file_key_is(struct file *file, const struct stackid_bid_key *k);
 void stackid_kfile_known(struct stackid_kfile *kf,
 			 const struct stackid_bid_entry *e);
 int stackid_sample_add_file(struct stackid_ksample *ks, struct file *file,

@@ -84,6 +84,31 @@ int stackid_file_key(struct file *file, struct stackid_bid_key *k)
 	return 0;
 }
 
+/**
+ * stackid_file_key_is - whether @k is @file's key now
+ * @file: a mapped regular file
+ * @k: a key stackid_file_key() made
+ *
+ * The same answer as making @file's key and comparing the two, field by
+ * field and without making one: the handler asks it for every frame of
+ * a remembered mapping. Keep it in step with stackid_file_key().
+ */
+bool stackid_file_key_is(struct file *file, const struct stackid_bid_key *k)
+{
+	struct inode *inode = file_inode(file);
+	struct timespec64 m, ch;
+
+	if (k->inode != (unsigned long)inode || k->ino != inode->i_ino ||
+	    k->size != i_size_read(inode) ||
+	    k->iversion != inode_peek_iversion(inode) ||
+	    k->gen != inode->i_generation || k->dev != inode->i_sb->s_dev)
+		return false;
+	m = stackid_inode_mtime(inode);
+	ch = stackid_inode_ctime(inode);
+	return k->mtime_sec == m.tv_sec && k->mtime_nsec == m.tv_nsec &&
+	       k->ctime_sec == ch.tv_sec && k->ctime_nsec == ch.tv_nsec;
+}
+
 /* What cache entry @e says of @kf's file: its build-id, or why none. */
 void stackid_kfile_known(struct stackid_kfile *kf,
 			 const struct stackid_bid_entry *e)

@@ -204,11 +204,19 @@ stackid_uw_table_of(struct stackid_bid_entry *e, u32 gen, const u8 *id, u8 len)
  * bidcache.h, and the entry may have been reused since) and the same
  * outcome (a file whose build-id could not be read may be read later).
  */
-static struct stackid_map_entry *stackid_map_slot(struct stackid_cpu *c,
-						  u64 mm_id, u64 pc)
+/*
+ * Where @pc's page of @mm_id may be remembered: a set of two entries.
+ * Such a stack wants about as many pages as its frames, a hundred in a
+ * hundred libraries, and the pages of all its samples several times
+ * that: with one entry a page, about one frame in ten met another's
+ * entry in its place and was looked up again. Entry 0's mru says which
+ * of the two was found last; the other is the one replaced.
+ */
+static struct stackid_map_entry *stackid_map_set(struct stackid_cpu *c,
+						 u64 mm_id, u64 pc)
 {
 	return &c->maps[hash_64((pc >> PAGE_SHIFT) ^ mm_id,
-				STACKID_MAPS_BITS)];
+				STACKID_MAPS_BITS - 1) * 2];
 }
 
 /* Whether remembered entry @m of @p's mm, for @pc, still says the truth. */
@@ -216,17 +224,13 @@ static bool stackid_map_valid(struct stackid_cpu *c,
 			      const struct stackid_uw_places *p,
 			      const struct stackid_map_entry *m, u64 pc)
 {
-	struct stackid_bid_key key;
-
 	if (m->mm_id != p->mm_id || m->seq != p->seq || m->gen != p->gen ||
 	    pc < m->start || pc >= m->end ||
 	    time_after(jiffies, m->stamp + HZ))
 		return false;
 	if (!m->bid)
 		return true;		/* no file we read: nothing to check */
-	stackid_file_key(m->file, &key);
-	if (m->bid->key.inode != key.inode || m->bid->len != m->len ||
-	    memcmp(&m->bid->key, &key, sizeof(key)))
+	if (m->bid->len != m->len || !stackid_file_key_is(m->file, &m->bid->key))
 		return false;
 	stackid_bidcache_touch(&c->cache, m->bid);
 	return true;
@@ -245,7 +249,7 @@ stackid_uw_lookup(struct stackid_cpu *c, struct mm_struct *mm, u64 pc,
 		  struct stackid_uw_places *p, struct vm_area_struct **vmap,
 		  struct stackid_bid_entry **bidp, bool *missed)
 {
-	struct stackid_map_entry *m = NULL;
+	struct stackid_map_entry *set = NULL, *m = NULL;
 	struct stackid_uw_where *w;
 	struct vm_area_struct *vma;
 	struct file *file;
@@ -264,15 +268,20 @@ stackid_uw_lookup(struct stackid_cpu *c, struct mm_struct *mm, u64 pc,
 		}
 	}
 	if (p->maps) {
-		m = stackid_map_slot(c, p->mm_id, pc);
-		if (stackid_map_valid(c, p, m, pc)) {
+		set = stackid_map_set(c, p->mm_id, pc);
+		for (i = 0; i < 2; i++) {
+			m = &set[i];
+			if (!stackid_map_valid(c, p, m, pc))
+				continue;
 			stackid_test_lookup(STACKID_LOOKUP_REMEMBERED);
+			set[0].mru = i;
 			w = &p->w[p->next++ % STACKID_UW_PLACES];
 			w->vma = m->vma;
 			w->table = m->table;
 			w->bid = m->bid;
 			goto found;
 		}
+		m = &set[!set[0].mru];	/* the one to replace */
 	}
 	vma = stackid_vma_lookup(mm, pc);
 	*vmap = vma;
@@ -302,6 +311,7 @@ stackid_uw_lookup(struct stackid_cpu *c, struct mm_struct *mm, u64 pc,
 		m->len = w->bid ? w->bid->len : 0;
 		m->table = w->table;
 		m->stamp = jiffies;
+		set[0].mru = m - set;
 	}
 found:
 	*vmap = w->vma;
