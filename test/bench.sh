@@ -12,7 +12,8 @@
 # report's records per second on the host (make bench-report). Figures,
 # not tests: nothing here is held against a threshold.
 # BENCH_TESTS=bench-nofp.sh: only the chain without frame pointers;
-# bench-held.sh: only what taking back a deferral slot costs.
+# bench-held.sh: only what taking back a deferral slot costs;
+# bench-stages.sh: only the handler's stages (test build), BENCH_REPS runs.
 # BENCH_REPS=N: N runs of each configuration (default 3); the nofp part
 # prints its ratios run by run with 90 % intervals.
 set -uo pipefail
