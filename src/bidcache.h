@@ -37,7 +37,7 @@ struct stackid_utable;
  * can put an old mtime back, never an old ctime), and the i_version
  * counter where the filesystem keeps one (every write bumps it once it
  * was queried; the cache queries it when it inserts). Compared as bytes:
- * no padding.
+ * no padding; and field by field with a live file, stackid_file_key_is().
  */
 struct stackid_bid_key {
 	u64 inode;

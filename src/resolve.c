@@ -98,6 +98,8 @@ bool stackid_file_key_is(struct file *file, const struct stackid_bid_key *k)
 	struct inode *inode = file_inode(file);
 	struct timespec64 m, ch;
 
+	/* every field of the key is compared below, and no padding */
+	BUILD_BUG_ON(sizeof(*k) != 6 * sizeof(u64) + 4 * sizeof(u32));
 	if (k->inode != (unsigned long)inode || k->ino != inode->i_ino ||
 	    k->size != i_size_read(inode) ||
 	    k->iversion != inode_peek_iversion(inode) ||
@@ -105,8 +107,9 @@ bool stackid_file_key_is(struct file *file, const struct stackid_bid_key *k)
 		return false;
 	m = stackid_inode_mtime(inode);
 	ch = stackid_inode_ctime(inode);
-	return k->mtime_sec == m.tv_sec && k->mtime_nsec == m.tv_nsec &&
-	       k->ctime_sec == ch.tv_sec && k->ctime_nsec == ch.tv_nsec;
+	/* as stored: u32 */
+	return k->mtime_sec == m.tv_sec && k->mtime_nsec == (u32)m.tv_nsec &&
+	       k->ctime_sec == ch.tv_sec && k->ctime_nsec == (u32)ch.tv_nsec;
 }
 
 /* What cache entry @e says of @kf's file: its build-id, or why none. */

@@ -59,7 +59,7 @@ static int stackid_uw_read(void *ctx, u64 addr, unsigned int size,
 	unsigned int len = size * n;
 	u32 v32[2];
 
-	if (n < 1 || n > 2 || addr > TASK_SIZE_MAX - len)
+	if (!n || n > 2 || addr > TASK_SIZE_MAX - len)
 		return -EFAULT;
 	if (size == 4) {
 		if (stackid_copy_user_nmi(v32, (const void __user *)addr, len))
@@ -203,14 +203,14 @@ stackid_uw_table_of(struct stackid_bid_entry *e, u32 gen, const u8 *id, u8 len)
  * file's key as it is now (a file rewritten in place changes its key,
  * bidcache.h, and the entry may have been reused since) and the same
  * outcome (a file whose build-id could not be read may be read later).
- */
-/*
+ *
  * Where @pc's page of @mm_id may be remembered: a set of two entries.
  * Such a stack wants about as many pages as its frames, a hundred in a
  * hundred libraries, and the pages of all its samples several times
  * that: with one entry a page, about one frame in ten met another's
  * entry in its place and was looked up again. Entry 0's mru says which
- * of the two was found last; the other is the one replaced.
+ * of the two was found last; the other is the one replaced, unless the
+ * last found can no longer count (stackid_map_dead()).
  */
 static struct stackid_map_entry *stackid_map_set(struct stackid_cpu *c,
 						 u64 mm_id, u64 pc)
@@ -219,14 +219,20 @@ static struct stackid_map_entry *stackid_map_set(struct stackid_cpu *c,
 				STACKID_MAPS_BITS - 1) * 2];
 }
 
+/* Whether remembered entry @m can count for no address of @p's walk. */
+static bool stackid_map_dead(const struct stackid_uw_places *p,
+			     const struct stackid_map_entry *m)
+{
+	return m->mm_id != p->mm_id || m->seq != p->seq || m->gen != p->gen ||
+	       time_after(jiffies, m->stamp + HZ);
+}
+
 /* Whether remembered entry @m of @p's mm, for @pc, still says the truth. */
 static bool stackid_map_valid(struct stackid_cpu *c,
 			      const struct stackid_uw_places *p,
 			      const struct stackid_map_entry *m, u64 pc)
 {
-	if (m->mm_id != p->mm_id || m->seq != p->seq || m->gen != p->gen ||
-	    pc < m->start || pc >= m->end ||
-	    time_after(jiffies, m->stamp + HZ))
+	if (stackid_map_dead(p, m) || pc < m->start || pc >= m->end)
 		return false;
 	if (!m->bid)
 		return true;		/* no file we read: nothing to check */
@@ -281,7 +287,9 @@ stackid_uw_lookup(struct stackid_cpu *c, struct mm_struct *mm, u64 pc,
 			w->bid = m->bid;
 			goto found;
 		}
-		m = &set[!set[0].mru];	/* the one to replace */
+		/* the one to replace */
+		i = !!set[0].mru;
+		m = &set[stackid_map_dead(p, &set[i]) ? i : !i];
 	}
 	vma = stackid_vma_lookup(mm, pc);
 	*vmap = vma;
