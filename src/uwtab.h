@@ -144,30 +144,24 @@ static inline int stackid_uw_step(const struct stackid_unwind_row *row,
 	if (cfa < r->sp + w || cfa < r->sp ||
 	    (w == 4 && cfa > 0xffffffffULL))
 		return STACKID_STOP_BAD_CFA;
-	switch (row->rule & STACKID_UW_BP_MASK) {
-	case STACKID_UW_BP_SAVED:
-		if (row->bp_off == -2) {
-			/* bp saved just below the return address: one read */
-			u64 rec[2];
+	if ((row->rule & STACKID_UW_BP_MASK) == STACKID_UW_BP_SAVED &&
+	    row->bp_off == -2) {
+		/* bp saved just below the return address: one read */
+		u64 rec[2];
 
-			if (read(ctx, cfa - 2 * w, w, 2, rec))
-				return STACKID_STOP_FAULT;
-			bp = rec[0];
-			ra = rec[1];
-			break;
-		}
-		if (read(ctx, cfa - w, w, 1, &ra) ||
-		    read(ctx, cfa + (s64)row->bp_off * w, w, 1, &bp))
+		if (read(ctx, cfa - 2 * w, w, 2, rec))
 			return STACKID_STOP_FAULT;
-		break;
-	case STACKID_UW_BP_AT_BP:
-		if (read(ctx, cfa - w, w, 1, &ra) || read(ctx, r->bp, w, 1, &bp))
-			return STACKID_STOP_FAULT;
-		break;
-	default:
+		bp = rec[0];
+		ra = rec[1];
+	} else {
 		if (read(ctx, cfa - w, w, 1, &ra))
 			return STACKID_STOP_FAULT;
-		break;
+		if ((row->rule & STACKID_UW_BP_MASK) == STACKID_UW_BP_SAVED &&
+		    read(ctx, cfa + (s64)row->bp_off * w, w, 1, &bp))
+			return STACKID_STOP_FAULT;
+		if ((row->rule & STACKID_UW_BP_MASK) == STACKID_UW_BP_AT_BP &&
+		    read(ctx, r->bp, w, 1, &bp))
+			return STACKID_STOP_FAULT;
 	}
 	if (!ra)
 		return STACKID_STOP_END;
