@@ -3,9 +3,9 @@
  * The sampling handler. It runs on the sampled CPU in hardirq context
  * (the cpu-clock hrtimer) or NMI (hardware events; the test hook), with
  * interrupts off. Everything here is bounded, never sleeps, never faults
- * (user memory is read with copy_from_user_nmi(), which also refuses while
- * this CPU's page tables are not current's, as in an NMI during a switch
- * of mm) and takes no lock it could wait for. Every sample
+ * (user memory is read with page faults disabled, and only once this
+ * CPU's page tables are known to be current's, not in an NMI during a
+ * switch of mm: unwind.c) and takes no lock it could wait for. Every sample
  * ends as exactly one of: delivered, dropped for a counted reason, or
  * handed to its task's own context (task.c), which then delivers or drops
  * it.

@@ -18,8 +18,8 @@
  * pointer as before. A file the cache does not know yet cannot have its
  * table found in the handler: the walk goes on by frame pointer and says
  * so (*missed), and the sample's own task walks it again once its files
- * are read (task.c). The walk is bounded by max_depth, every read is
- * copy_from_user_nmi() (never faults), and nothing is allocated. In the
+ * are read (task.c). The walk is bounded by max_depth, no read faults
+ * or sleeps (stackid_uw_read()), and nothing is allocated. In the
  * handler every frame is looked up, tables or not, and what was found is
  * handed to the resolution (resolve.c) and remembered for the CPU's
  * later samples where the kernel allows (stackid_map_valid()).
@@ -30,6 +30,7 @@
 #include <linux/rculist.h>
 #include <linux/hash.h>
 #include <linux/jhash.h>
+#include <linux/uaccess.h>
 
 #include "internal.h"
 #include "compat.h"
@@ -50,27 +51,64 @@ const struct stackid_utable *stackid_uw_table(const u8 *id, u8 len)
 /* --- the walk ----------------------------------------------------------- */
 
 /*
- * Reading the stack (stackid_uw_read_fn): never faults, never sleeps. Two
- * words are one copy: a frame record, bp below the return address.
+ * Reading the stack (stackid_uw_read_fn): never faults, never sleeps, and
+ * never while this CPU's page tables are not current's (an NMI in the
+ * middle of a switch of mm). copy_from_user_nmi() checks that for every
+ * read, with a function modules cannot call (nmi_uaccess_okay()), and
+ * then copies with the kernel's string copy: a call, its checks and a
+ * copy loop for each word or two. perf's own user callchain checks once a walk and
+ * reads each word with __get_user(). So does the walk, as far as a
+ * module can: its first copy_from_user_nmi() that succeeds shows that
+ * the page tables are current's, and they stay so for the rest of the
+ * walk (the handler runs with interrupts off; in task context a task is
+ * switched back to with its own loaded). From then on each word is one
+ * __get_user() with page faults disabled (stackid_unwind()): a word not
+ * in memory fails through the exception table instead of being faulted
+ * in. Two words are one call: a frame record, bp below the return
+ * address.
  */
+struct stackid_uw_reader {
+	bool direct;		/* page tables known current's: __get_user() */
+};
+
 static int stackid_uw_read(void *ctx, u64 addr, unsigned int size,
 			   unsigned int n, u64 *val)
 {
-	unsigned int len = size * n;
+	struct stackid_uw_reader *rd = ctx;
+	unsigned int i, len = size * n;
 	u32 v32[2];
 
-	if (!n || n > 2 || addr > TASK_SIZE_MAX - len)
+	if (!n || n > 2 || (size != 4 && size != 8) ||
+	    addr > TASK_SIZE_MAX - len)
 		return -EFAULT;
-	if (size == 4) {
-		if (stackid_copy_user_nmi(v32, (const void __user *)addr, len))
+	if (!rd->direct) {
+		if (size == 4) {
+			if (stackid_copy_user_nmi(v32,
+						  (const void __user *)addr,
+						  len))
+				return -EFAULT;
+			for (i = 0; i < n; i++)
+				val[i] = v32[i];
+		} else if (stackid_copy_user_nmi(val,
+						 (const void __user *)addr,
+						 len)) {
 			return -EFAULT;
-		val[0] = v32[0];
-		if (n == 2)
-			val[1] = v32[1];
+		}
+		rd->direct = true;
 		return 0;
 	}
-	return stackid_copy_user_nmi(val, (const void __user *)addr, len) ?
-	       -EFAULT : 0;
+	for (i = 0; i < n; i++) {
+		if (size == 4) {
+			if (__get_user(v32[i], (const u32 __user *)
+					       (unsigned long)addr + i))
+				return -EFAULT;
+			val[i] = v32[i];
+		} else if (__get_user(val[i], (const u64 __user *)
+						(unsigned long)addr + i)) {
+			return -EFAULT;
+		}
+	}
+	return 0;
 }
 
 /*
@@ -351,43 +389,26 @@ static bool stackid_uw_code(struct mm_struct *mm, struct vm_area_struct *vma,
 
 /*
  * One frame-pointer step from @r: the frame record [saved bp][return
- * address] at bp, which must lie above sp, 8-aligned and in user space.
+ * address] at bp, which must lie above sp, aligned and in user space;
+ * words of @size bytes (4: a 32-bit task).
  */
-static int stackid_fp_step(struct stackid_uw_regs *r)
+static int stackid_fp_step(struct stackid_uw_regs *r,
+			   struct stackid_uw_reader *rd, unsigned int size)
 {
 	u64 frame[2];
 
+	if (size == 4)
+		r->bp &= 0xffffffffUL;
 	if (!r->bp)
 		return STACKID_STOP_END;
-	if (r->bp & 7 || r->bp < r->sp || r->bp > TASK_SIZE_MAX - 16)
+	if (r->bp & (size - 1) || r->bp < r->sp ||
+	    r->bp > (size == 4 ? 0x100000000ULL : TASK_SIZE_MAX) - 2 * size)
 		return STACKID_STOP_BAD_FP;
-	if (stackid_copy_user_nmi(frame, (const void __user *)r->bp,
-				  sizeof(frame)))
+	if (stackid_uw_read(rd, r->bp, size, 2, frame))
 		return STACKID_STOP_FAULT;
 	if (!frame[1])
 		return STACKID_STOP_END;
-	r->sp = r->bp + 16;
-	r->ip = frame[1];
-	r->bp = frame[0];
-	return 0;
-}
-
-/* The 32-bit frame pointer walk: [saved ebp][return address], 4 bytes each. */
-static int stackid_fp_step32(struct stackid_uw_regs *r)
-{
-	u32 frame[2];
-
-	r->bp &= 0xffffffffUL;
-	if (!r->bp)
-		return STACKID_STOP_END;
-	if (r->bp & 3 || r->bp < r->sp || r->bp > 0x100000000ULL - 8)
-		return STACKID_STOP_BAD_FP;
-	if (stackid_copy_user_nmi(frame, (const void __user *)(unsigned long)r->bp,
-				  sizeof(frame)))
-		return STACKID_STOP_FAULT;
-	if (!frame[1])
-		return STACKID_STOP_END;
-	r->sp = r->bp + 8;
+	r->sp = r->bp + 2 * size;
 	r->ip = frame[1];
 	r->bp = frame[0];
 	return 0;
@@ -426,6 +447,7 @@ unsigned int stackid_unwind(struct stackid_cpu *c, struct mm_struct *mm,
 			    u8 *stop, bool *missed)
 {
 	struct stackid_uw_places places = { 0 };
+	struct stackid_uw_reader reader = { 0 };
 	struct stackid_uw_regs r = *regs;
 	bool exact = true;	/* r.ip is not a return address */
 	unsigned int n = 0;
@@ -442,6 +464,7 @@ unsigned int stackid_unwind(struct stackid_cpu *c, struct mm_struct *mm,
 	hows[n++] = STACKID_HOW_REGS;
 	handler = c && vmas && bids;
 	rcu_read_lock();
+	pagefault_disable();	/* __get_user(): see stackid_uw_read() */
 	/* read before any table is looked up: see stackid_map_valid() */
 	places.gen = atomic_read_acquire(&stackid_uw_gen);
 	places.tables = atomic_read(&stackid_uw_loaded);
@@ -485,15 +508,14 @@ unsigned int stackid_unwind(struct stackid_cpu *c, struct mm_struct *mm,
 			bids[n - 1] = bid;
 		if (row && (row->rule & STACKID_UW_CFA_MASK) !=
 			   STACKID_UW_CFA_NONE) {
-			why = stackid_uw_step(row, &r, stackid_uw_read, NULL,
-					      &how, compat ? 4 : 8);
+			why = stackid_uw_step(row, &r, stackid_uw_read,
+					      &reader, &how, compat ? 4 : 8);
 			/* a "return address" no code can be at ends it */
 			if (!why && r.ip >= (compat ? 0x100000000ULL :
 						     TASK_SIZE_MAX))
 				why = STACKID_STOP_BAD_CFA;
 		} else {
-			why = compat ? stackid_fp_step32(&r) :
-				       stackid_fp_step(&r);
+			why = stackid_fp_step(&r, &reader, compat ? 4 : 8);
 			/* a table without a row here: say so, not "bad fp" */
 			if (why == STACKID_STOP_BAD_FP && row)
 				why = STACKID_STOP_NO_ROW;
@@ -508,6 +530,7 @@ unsigned int stackid_unwind(struct stackid_cpu *c, struct mm_struct *mm,
 		ips[n] = r.ip;
 		hows[n++] = how;
 	}
+	pagefault_enable();
 	rcu_read_unlock();
 	*stop = why;
 	return n;

@@ -5,13 +5,16 @@
 # (internal.h says why): sample.o, resolve.o, emit.o, ring.o, bidcache.o,
 # kframes.o, unwind.o.
 # Every kernel symbol they reference must be on the list below: user
-# copies that cannot fault, trylocks, irq_work, task_work_add, lock-free
-# clocks, and what the compiler and the debug options add. A page-cache
-# lookup, a folio put, an allocation, a sleeping lock or a wakeup from
-# any of them fails this test. One TAP line.
+# copies and word reads that cannot fault, trylocks, irq_work,
+# task_work_add, lock-free clocks, and what the compiler and the debug
+# options add. A page-cache lookup, a folio put, an allocation, a
+# sleeping lock or a wakeup from any of them fails this test. One TAP
+# line.
 objdir=${1:?usage: sampling-symbols.sh OBJDIR}
 objs="sample.o resolve.o emit.o ring.o bidcache.o kframes.o unwind.o"
 allow='^(stackid_|copy_from_user_nmi$|down_read_trylock$|up_read$'
+# one user word, no access_ok(), no might_fault() (perf's callchain's)
+allow+='|__get_user_nocheck_[48]$'
 allow+='|irq_work_queue$|local_clock$|ktime_get_mono_fast_ns$'
 allow+='|task_work_add$|mtree_load$|mt_find$|find_vma$|memcpy$|memset$'
 allow+='|memcmp$|strcmp$|strscpy$|strscpy_pad$|sized_strscpy$'

@@ -2,12 +2,39 @@
 /*
  * Spins with a corrupt frame pointer so the stack walker must stop
  * cleanly: "random" points rbp at pseudo-random addresses, "cycle" at a
- * frame that links to itself, "down" at frames whose links go down.
+ * frame that links to itself, "down" at frames whose links go down,
+ * "fault" at a good frame record (the walk's first read succeeds) whose
+ * saved rbp points above the stack, where nothing is mapped (the second
+ * read faults: the walk must stop there, "fault", with two frames).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* An address above the stack where nothing is mapped. */
+static unsigned long above_stack(void)
+{
+	unsigned long lo, hi, end = 0, next = 0x7ffffffff000UL;
+	char line[512];
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx", &lo, &hi) != 2)
+			continue;
+		if (strstr(line, "[stack]"))
+			end = hi;
+		else if (end && lo >= end && lo < next)
+			next = lo;
+	}
+	if (f)
+		fclose(f);
+	if (!end || next < end + 4096) {
+		fprintf(stderr, "garbage: no unmapped page above the stack\n");
+		exit(1);
+	}
+	return end + 64;
+}
 
 int main(int argc, char **argv)
 {
@@ -17,13 +44,17 @@ int main(int argc, char **argv)
 	unsigned long x = 88172645463325252UL;
 	unsigned long i;
 
-	printf("%d\n", getpid());
-	fflush(stdout);
 	/* a self-linked frame, and one linking downwards */
 	frames[0] = (unsigned long)&frames[0];
 	frames[1] = 0x1234;
 	frames[10] = (unsigned long)&frames[2];
 	frames[11] = 0x5678;
+	/* a good record: saved rbp above the stack, a return address in main */
+	frames[20] = !strcmp(mode, "fault") ? above_stack() : 0;
+	frames[21] = (unsigned long)&&spin;
+	printf("%d\n", getpid());
+	fflush(stdout);
+spin:
 	for (i = 0;; i++) {
 		unsigned long fp;
 
@@ -34,6 +65,8 @@ int main(int argc, char **argv)
 			fp = (unsigned long)&frames[0];
 		else if (!strcmp(mode, "down"))
 			fp = (unsigned long)&frames[10];
+		else if (!strcmp(mode, "fault"))
+			fp = (unsigned long)&frames[20];
 		else
 			fp = x;
 		/* spin a while with rbp = fp; no calls, no memory via rbp */

@@ -11,6 +11,11 @@ for mode in random cycle down; do
 	$S walkstop /tmp/g$mode.rec "$pid"
 	kill "$pid"
 done
+spawn /stackid/garbage fault
+record /tmp/gfault -F 499 -p "$pid" -d 1000
+$S walkstop /tmp/gfault.rec "$pid"
+$S walkfault /tmp/gfault.rec "$pid"
+kill "$pid"
 rmmod stackid
 check "bad module parameter refused: max_depth=0" \
 	sh -c '! modprobe stackid max_depth=0'

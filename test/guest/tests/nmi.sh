@@ -5,7 +5,7 @@
 # "# nmi-start" and "# nmi-stop" (test/nmi-sender.sh); the test build
 # samples from each while enabled, running the same code the perf
 # overflow handler runs, while hostile programs run: frame pointers of
-# garbage, a library truncated and rewritten under its running code, a
+# garbage or into unmapped memory, a library truncated and rewritten under its running code, a
 # deep stack, the known chains. The debug kernel's lockdep, KASAN and
 # friends watch; the host fails the run on any splat. Then, on the same
 # test build: kernel threads of known stack, and samples held in their
@@ -20,6 +20,9 @@ rmmod stackid 2>/dev/null
 check "insmod the test build, test_nmi=1" insmod $T test_nmi=1
 spawn /stackid/garbage random
 g=$pid
+# a walk whose second read faults (in NMI: a page fault in an NMI)
+spawn /stackid/garbage fault
+gf=$pid
 spawn /stackid/chain64
 c64=$pid
 spawn /stackid/chain32
@@ -109,6 +112,7 @@ check "NMI: $n samples taken in NMI context (>= 200, and >= half of the recordin
 grep '^stat \(samples\|delivered\|dropped_nested\|dropped_no_mm\|deferred\|deferred_done\|frames_valid\|bidcache\)' \
 	/tmp/nmi.out | sed 's/^/# /'
 $S chain /tmp/nmi.rec "$c64" chain64 /stackid/expect/chain64 50 all
+$S walkfault /tmp/nmi.rec "$gf"
 sed 's/^/# kcount /' /tmp/nmi.k
 kf=$(sed -n 's/^kframes //p' /tmp/nmi.k)
 kn=$(sed -n 's/^knamed //p' /tmp/nmi.k)
@@ -118,7 +122,7 @@ if [ -f /proc/lockdep_stats ]; then
 	check "lockdep still checking after the NMI test (debug_locks 1)" \
 		grep -q 'debug_locks: *1' /proc/lockdep_stats
 fi
-kill $g $c64 $c32 $d $tw $sl
+kill $g $gf $c64 $c32 $d $tw $sl
 check "rmmod the test build after the NMI test" rmmod stackid
 
 # ENABLE fails on CPU 1 after CPU 0's handler has run for 500 ms (and
