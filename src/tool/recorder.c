@@ -11,7 +11,9 @@
  *
  * Signals: SIGINT and SIGTERM are blocked except inside ppoll(), and
  * their handler only sets a flag, so a stop request ends the wait at
- * once and is never lost between a check and the wait.
+ * once and is never lost between a check and the wait. ppoll() delivers
+ * one only when it would wait: a recorder whose rings are always ready
+ * (it cannot keep up) also takes a pending one, each time round.
  *
  * Every capture starts with an INFO record (wall clock, frequency, run
  * id, file number) and ends with an END record (close time, the
@@ -61,6 +63,25 @@ static void on_signal(int sig)
 	stop_signal = sig;
 }
 
+/*
+ * A stop request that ppoll() left pending: it delivers a signal only
+ * when no ring is ready. A recorder that cannot keep up (a slow disk, a
+ * starved CPU) always finds one ready, and would never stop.
+ */
+static void take_pending_stop(void)
+{
+	static const struct timespec zero;
+	sigset_t set;
+	int sig;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sig = sigtimedwait(&set, NULL, &zero);
+	if (sig > 0)
+		stop_signal = sig;
+}
+
 /* Poll and read until the end of the duration or a stop signal. */
 static int loop(struct rec *r, const sigset_t *waitmask)
 {
@@ -74,6 +95,8 @@ static int loop(struct rec *r, const sigset_t *waitmask)
 		bool busy = false;
 
 		now = now_ns();
+		if (!stop_signal)
+			take_pending_stop();
 		if (stop_signal || (end && now >= end))
 			return 0;
 		if (rec_unwind_pending(r)) {

@@ -61,6 +61,12 @@ static struct fake {
 	size_t stale_pos, live_pos, late_pos, released;
 	size_t chunk;		/* most bytes per read */
 	int polls, sigint_at;	/* raise SIGINT in ppoll number sigint_at */
+	/*
+	 * from ppoll number busy_at on, say "ready" at once, as a ring
+	 * that never drains below its watermark does, and (then) leave a
+	 * SIGTERM pending, as ppoll() does when it has something ready
+	 */
+	int busy_at;
 	uint64_t stats[STACKID_STAT_NR];
 	bool closed;
 	/* continuous mode: paced data, counters that follow it, a watch */
@@ -372,6 +378,12 @@ static int fake_ppoll(struct pollfd *fds, nfds_t n, const struct timespec *t,
 		abort();
 	fk.polls++;
 	fds[0].revents = 0;
+	if (fk.busy_at && fk.polls >= fk.busy_at) {
+		if (fk.polls == fk.busy_at)
+			raise(SIGTERM);	/* blocked outside ppoll: pending */
+		fds[0].revents = POLLIN;
+		return 1;
+	}
 	if (fk.sigint_at && fk.polls == fk.sigint_at) {
 		sigprocmask(SIG_SETMASK, mask, &old);
 		raise(SIGINT);		/* delivered here, or not at all */
@@ -998,6 +1010,28 @@ static void forty_samples(void)
 	for (i = 0; i < 40; i++)
 		cg_sample(&fk.live, 1000 + i, 0, 10, 10, "forty",
 			  STACKID_SF_USER, 1, &f);
+}
+
+/*
+ * SIGTERM while the rings are always ready (a recorder that cannot keep
+ * up): ppoll() never delivers it, yet it stops the recording at the next
+ * turn, not at the end of -d.
+ */
+static void test_stop_busy(void)
+{
+	struct record_opts o = { .duration_ns = 5000000000ULL };
+	struct run r;
+
+	fake_reset();
+	forty_samples();
+	fk.busy_at = 60;	/* after the 41 records */
+	run(&o, &r);
+	tap_ok(r.status == 0 && strstr(r.err, "stopped by SIGTERM") &&
+	       strstr(r.err, "(40 samples,") && fk.polls <= fk.busy_at + 1 &&
+	       r.secs < 4, "SIGTERM with the rings always ready: stopped "
+	       "after poll %d (SIGTERM at %d), in %.2f s of -d 5, every "
+	       "sample kept", fk.polls, fk.busy_at, r.secs);
+	run_free(&r);
 }
 
 /*
@@ -2475,6 +2509,7 @@ int main(void)
 	test_cgroup_filter();
 	test_record();
 	test_duration();
+	test_stop_busy();
 	test_late_delivery();
 	test_io_errors();
 	test_rotate();
