@@ -36,8 +36,8 @@
  *                               ran, with spinclock's GAPS)
  *   sidcheck spinclock FILE     spin; on SIGTERM write to FILE when it
  *                               did not run (prints its pid first)
- *   sidcheck walkstop FILE PID  PID's samples: delivered, depth <= 2
- *   sidcheck walkfault FILE PID  >= 90 % of PID's samples: 2 frames, stop fault
+ *   sidcheck walkstop FILE PID [fault]  PID's samples: delivered, depth
+ *                               <= 2; fault: >= 90 % 2 frames, stop fault
  *   sidcheck errors             bad input: TAP lines
  *   sidcheck hold MS            keep the device open for MS ms
  *                               (prints its pid once it is)
@@ -824,49 +824,22 @@ static int cmd_rate(int argc, char **argv)
 	return 0;
 }
 
+/*
+ * garbage's samples: none walked deeper than 2 frames; with "fault"
+ * (garbage's mode of that name: a good first frame record whose saved bp
+ * points where nothing is mapped), nearly every one (all but those taken
+ * between its spins) ending there, with two frames and stop "fault".
+ */
 static int cmd_walkstop(int argc, char **argv)
 {
-	unsigned long n = 0, deep = 0;
-	const struct stackid_sample *s;
+	unsigned long n = 0, deep = 0, fault = 0;
 	struct dsample d;
 	struct iter it;
 	size_t len;
 	unsigned int pid;
 	char *buf;
 
-	if (argc != 3)
-		return 2;
-	buf = load(argv[1], &len);
-	pid = strtoul(argv[2], NULL, 0);
-	iter_init(&it, buf, len);
-	for_each_sample(d, it) {
-		s = d.s;
-		if (s->tgid != pid)
-			continue;
-		n++;
-		if (d.nu > 2)
-			deep++;
-	}
-	printf("%sok - garbage stack: %lu samples delivered, %lu walked deeper than 2\n",
-	       n && !deep ? "" : "not ", n, deep);
-	return 0;
-}
-
-/*
- * garbage's "fault" mode: a good first frame record whose saved bp points
- * where nothing is mapped. Nearly every sample (all but those taken
- * between its spins) must end there: two frames, stop "fault".
- */
-static int cmd_walkfault(int argc, char **argv)
-{
-	unsigned long n = 0, fault = 0;
-	struct dsample d;
-	struct iter it;
-	size_t len;
-	unsigned int pid;
-	char *buf;
-
-	if (argc != 3)
+	if (argc != 3 && (argc != 4 || strcmp(argv[3], "fault")))
 		return 2;
 	buf = load(argv[1], &len);
 	pid = strtoul(argv[2], NULL, 0);
@@ -875,11 +848,17 @@ static int cmd_walkfault(int argc, char **argv)
 		if (d.s->tgid != pid)
 			continue;
 		n++;
+		if (d.nu > 2)
+			deep++;
 		if (d.nu == 2 && d.s->stop == STACKID_STOP_FAULT)
 			fault++;
 	}
-	printf("%sok - a read that faults after one that did not: %lu of %lu samples end there, with 2 frames\n",
-	       n && fault * 10 >= n * 9 ? "" : "not ", fault, n);
+	if (argc == 4)
+		printf("%sok - a read that faults after one that did not: %lu of %lu samples end there, with 2 frames\n",
+		       n && fault * 10 >= n * 9 ? "" : "not ", fault, n);
+	else
+		printf("%sok - garbage stack: %lu samples delivered, %lu walked deeper than 2\n",
+		       n && !deep ? "" : "not ", n, deep);
 	return 0;
 }
 
@@ -2827,8 +2806,6 @@ int main(int argc, char **argv)
 		return cmd_spinclock(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "walkstop"))
 		return cmd_walkstop(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "walkfault"))
-		return cmd_walkfault(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "dump"))
 		return cmd_dump(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "errors"))

@@ -14,7 +14,7 @@ done
 spawn /stackid/garbage fault
 record /tmp/gfault -F 499 -p "$pid" -d 1000
 $S walkstop /tmp/gfault.rec "$pid"
-$S walkfault /tmp/gfault.rec "$pid"
+$S walkstop /tmp/gfault.rec "$pid" fault
 kill "$pid"
 rmmod stackid
 check "bad module parameter refused: max_depth=0" \

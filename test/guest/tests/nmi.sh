@@ -112,7 +112,7 @@ check "NMI: $n samples taken in NMI context (>= 200, and >= half of the recordin
 grep '^stat \(samples\|delivered\|dropped_nested\|dropped_no_mm\|deferred\|deferred_done\|frames_valid\|bidcache\)' \
 	/tmp/nmi.out | sed 's/^/# /'
 $S chain /tmp/nmi.rec "$c64" chain64 /stackid/expect/chain64 50 all
-$S walkfault /tmp/nmi.rec "$gf"
+$S walkstop /tmp/nmi.rec "$gf" fault
 sed 's/^/# kcount /' /tmp/nmi.k
 kf=$(sed -n 's/^kframes //p' /tmp/nmi.k)
 kn=$(sed -n 's/^knamed //p' /tmp/nmi.k)
