@@ -56,16 +56,16 @@ const struct stackid_utable *stackid_uw_table(const u8 *id, u8 len)
  * middle of a switch of mm). copy_from_user_nmi() checks that for every
  * read, with a function modules cannot call (nmi_uaccess_okay()), and
  * then copies with the kernel's string copy: a call, its checks and a
- * copy loop for each word or two. perf's own user callchain checks once a walk and
- * reads each word with __get_user(). So does the walk, as far as a
- * module can: its first copy_from_user_nmi() that succeeds shows that
- * the page tables are current's, and they stay so for the rest of the
- * walk (the handler runs with interrupts off; in task context a task is
- * switched back to with its own loaded). From then on each word is one
- * __get_user() with page faults disabled (stackid_unwind()): a word not
- * in memory fails through the exception table instead of being faulted
- * in. Two words are one call: a frame record, bp below the return
- * address.
+ * copy loop for each word or two. perf's own user callchain checks once
+ * a walk and reads each word with __get_user(). So does the walk, as far
+ * as a module can: its first copy_from_user_nmi() that succeeds shows
+ * that the page tables are current's, and they stay so for the rest of
+ * the walk (the handler runs with interrupts off; in task context a task
+ * is switched back to with its own loaded). From then on each word is
+ * one __get_user() with page faults disabled (stackid_unwind()): a word
+ * not in memory fails through the exception table instead of being
+ * faulted in. A read is one word, or two: a frame record, bp below the
+ * return address.
  */
 struct stackid_uw_reader {
 	bool direct;		/* page tables known current's: __get_user() */
@@ -74,6 +74,9 @@ struct stackid_uw_reader {
 static int stackid_uw_read(void *ctx, u64 addr, unsigned int size,
 			   unsigned int n, u64 *val)
 {
+	const void __user *u = (const void __user *)(unsigned long)addr;
+	const u64 __user *p64 = u;
+	const u32 __user *p32 = u;
 	struct stackid_uw_reader *rd = ctx;
 	unsigned int i, len = size * n;
 	u32 v32[2];
@@ -82,32 +85,20 @@ static int stackid_uw_read(void *ctx, u64 addr, unsigned int size,
 	    addr > TASK_SIZE_MAX - len)
 		return -EFAULT;
 	if (!rd->direct) {
-		if (size == 4) {
-			if (stackid_copy_user_nmi(v32,
-						  (const void __user *)addr,
-						  len))
-				return -EFAULT;
-			for (i = 0; i < n; i++)
-				val[i] = v32[i];
-		} else if (stackid_copy_user_nmi(val,
-						 (const void __user *)addr,
-						 len)) {
+		if (stackid_copy_user_nmi(size == 4 ? (void *)v32 : val, u,
+					  len))
 			return -EFAULT;
-		}
 		rd->direct = true;
-		return 0;
-	}
-	for (i = 0; i < n; i++) {
-		if (size == 4) {
-			if (__get_user(v32[i], (const u32 __user *)
-					       (unsigned long)addr + i))
+	} else {
+		for (i = 0; i < n; i++)
+			if (size == 4 ? __get_user(v32[i], p32 + i) :
+					__get_user(val[i], p64 + i))
 				return -EFAULT;
-			val[i] = v32[i];
-		} else if (__get_user(val[i], (const u64 __user *)
-						(unsigned long)addr + i)) {
-			return -EFAULT;
-		}
 	}
+	/* a 32-bit task's words, zero-extended */
+	if (size == 4)
+		for (i = 0; i < n; i++)
+			val[i] = v32[i];
 	return 0;
 }
 

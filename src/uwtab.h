@@ -101,6 +101,7 @@ static inline int stackid_uw_step(const struct stackid_unwind_row *row,
 				  stackid_uw_read_fn read, void *ctx, u8 *how,
 				  unsigned int w)
 {
+	u32 bpr = row->rule & STACKID_UW_BP_MASK;	/* where bp is saved */
 	u64 cfa, ra, bp = r->bp;
 
 	switch (row->rule & STACKID_UW_CFA_MASK) {
@@ -144,8 +145,7 @@ static inline int stackid_uw_step(const struct stackid_unwind_row *row,
 	if (cfa < r->sp + w || cfa < r->sp ||
 	    (w == 4 && cfa > 0xffffffffULL))
 		return STACKID_STOP_BAD_CFA;
-	if ((row->rule & STACKID_UW_BP_MASK) == STACKID_UW_BP_SAVED &&
-	    row->bp_off == -2) {
+	if (bpr == STACKID_UW_BP_SAVED && row->bp_off == -2) {
 		/* bp saved just below the return address: one read */
 		u64 rec[2];
 
@@ -156,11 +156,10 @@ static inline int stackid_uw_step(const struct stackid_unwind_row *row,
 	} else {
 		if (read(ctx, cfa - w, w, 1, &ra))
 			return STACKID_STOP_FAULT;
-		if ((row->rule & STACKID_UW_BP_MASK) == STACKID_UW_BP_SAVED &&
+		if (bpr == STACKID_UW_BP_SAVED &&
 		    read(ctx, cfa + (s64)row->bp_off * w, w, 1, &bp))
 			return STACKID_STOP_FAULT;
-		if ((row->rule & STACKID_UW_BP_MASK) == STACKID_UW_BP_AT_BP &&
-		    read(ctx, r->bp, w, 1, &bp))
+		if (bpr == STACKID_UW_BP_AT_BP && read(ctx, r->bp, w, 1, &bp))
 			return STACKID_STOP_FAULT;
 	}
 	if (!ra)

@@ -5,8 +5,8 @@
 # "# nmi-start" and "# nmi-stop" (test/nmi-sender.sh); the test build
 # samples from each while enabled, running the same code the perf
 # overflow handler runs, while hostile programs run: frame pointers of
-# garbage or into unmapped memory, a library truncated and rewritten under its running code, a
-# deep stack, the known chains. The debug kernel's lockdep, KASAN and
+# garbage or into unmapped memory, a library truncated and rewritten
+# under its running code, a deep stack, the known chains. The debug kernel's lockdep, KASAN and
 # friends watch; the host fails the run on any splat. Then, on the same
 # test build: kernel threads of known stack, and samples held in their
 # task past their recording's end.
