@@ -115,6 +115,7 @@ struct rec {
 	int fd, out;
 	unsigned char *buf;
 	size_t readlen;		/* bytes asked of each read() */
+	unsigned int eios;	/* read()s in a row that failed with EIO */
 	uint64_t records, samples, paths, nbids, bytes, stale;
 	uint64_t start, last_status;
 	uint32_t abi, hz, seq;
@@ -165,6 +166,14 @@ void rec_unmap_rings(struct rec *r);
  * (@discard) nowhere, counting the records in r->stale.
  */
 int rec_drain(struct rec *r, bool discard);
+/*
+ * Into the capture, what the device holds now, not more: each mapped
+ * ring up to its head as read at the start, or at most
+ * REC_DRAIN_READS_MAX read()s. The recording loop's, which must come
+ * back to check for a stop even when the device never runs dry.
+ */
+#define REC_DRAIN_READS_MAX	8
+int rec_drain_some(struct rec *r);
 
 /* rec_file.c */
 int rec_open_output(struct rec *r);

@@ -340,21 +340,26 @@ static int drain_rings(struct rec *r, bool discard)
  */
 #define EIO_IN_A_ROW_MAX	8192
 
-int rec_drain(struct rec *r, bool discard)
+/* rec_drain(), or at most @reads read()s (0: no limit) */
+static int drain(struct rec *r, bool discard, unsigned int reads)
 {
-	unsigned int eios = 0;
+	unsigned int done = 0;
 	ssize_t n;
 	int ret;
 
 	if (r->nrings)
 		return drain_rings(r, discard);
 	for (;;) {
+		if (reads && done++ == reads)
+			return 0;	/* the rest at the next turn */
 		n = r->ops->read(r->fd, r->buf, r->readlen);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0 && errno == EAGAIN)
+		if (n < 0 && errno == EAGAIN) {
+			r->eios = 0;
 			return 0;
-		if (n < 0 && errno == EIO && ++eios <= EIO_IN_A_ROW_MAX) {
+		}
+		if (n < 0 && errno == EIO && ++r->eios <= EIO_IN_A_ROW_MAX) {
 			/* the module skipped data that was not records */
 			if (discard)
 				continue;
@@ -372,7 +377,7 @@ int rec_drain(struct rec *r, bool discard)
 				"file\n");
 			return EXIT_SYSTEM;
 		}
-		eios = 0;
+		r->eios = 0;
 		if (discard) {
 			rec_count_stale(r, r->buf, n);
 			continue;
@@ -381,4 +386,14 @@ int rec_drain(struct rec *r, bool discard)
 		if (ret)
 			return ret;
 	}
+}
+
+int rec_drain(struct rec *r, bool discard)
+{
+	return drain(r, discard, 0);
+}
+
+int rec_drain_some(struct rec *r)
+{
+	return drain(r, false, REC_DRAIN_READS_MAX);
 }

@@ -136,7 +136,7 @@ static int loop(struct rec *r, const sigset_t *waitmask)
 			return EXIT_SYSTEM;
 		}
 		if (n > 0) {
-			ret = rec_drain(r, false);
+			ret = rec_drain_some(r);
 			if (ret)
 				return ret;
 		}

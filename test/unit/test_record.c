@@ -67,6 +67,14 @@ static struct fake {
 	 * SIGTERM pending, as ppoll() does when it has something ready
 	 */
 	int busy_at;
+	/*
+	 * read() never runs dry while enabled (the live data, again and
+	 * again, as a producer faster than the reader), and leaves a
+	 * SIGTERM pending in read number endless_at; 2,000 reads after it,
+	 * it gives up (EAGAIN), so that a recorder that never looks up
+	 * still ends
+	 */
+	int endless_at, reads, sigterm_read;
 	uint64_t stats[STACKID_STAT_NR];
 	bool closed;
 	/* continuous mode: paced data, counters that follow it, a watch */
@@ -348,6 +356,16 @@ static ssize_t fake_read(int fd, void *buf, size_t len)
 {
 	if (fd != FAKE_FD)
 		return errno = EBADF, -1;
+	if (fk.endless_at) {
+		if (++fk.reads == fk.endless_at) {
+			raise(SIGTERM);	/* blocked outside ppoll: pending */
+			fk.sigterm_read = fk.reads;
+		}
+		if (fk.sigterm_read && fk.reads - fk.sigterm_read > 2000)
+			return errno = EAGAIN, -1;
+		if (fk.enabled && !fk.disabled && fk.live_pos == fk.live.len)
+			fk.live_pos = 0;
+	}
 	if (fk.eio_at && !fk.eio_done && fk.live_pos == fk.eio_at - 1 &&
 	    fk.live_pos < fk.released) {
 		fk.eio_done = true;
@@ -381,6 +399,10 @@ static int fake_ppoll(struct pollfd *fds, nfds_t n, const struct timespec *t,
 	if (fk.busy_at && fk.polls >= fk.busy_at) {
 		if (fk.polls == fk.busy_at)
 			raise(SIGTERM);	/* blocked outside ppoll: pending */
+		fds[0].revents = POLLIN;
+		return 1;
+	}
+	if (fk.endless_at && fk.enabled) {
 		fds[0].revents = POLLIN;
 		return 1;
 	}
@@ -1031,6 +1053,31 @@ static void test_stop_busy(void)
 	       r.secs < 4, "SIGTERM with the rings always ready: stopped "
 	       "after poll %d (SIGTERM at %d), in %.2f s of -d 5, every "
 	       "sample kept", fk.polls, fk.busy_at, r.secs);
+	run_free(&r);
+}
+
+/*
+ * The same through read() (a device whose rings could not be mapped):
+ * the loop reads a bounded number of blocks a turn, so the stop is
+ * taken within a turn even when read() never runs dry.
+ */
+static void test_stop_endless_read(void)
+{
+	struct record_opts o = { .duration_ns = 5000000000ULL };
+	struct run r;
+	int after;
+
+	fake_reset();
+	forty_samples();
+	fk.released = fk.live.len;
+	fk.endless_at = 50;
+	run(&o, &r);
+	after = fk.sigterm_read ? fk.reads - fk.sigterm_read : -1;
+	tap_ok(r.status == 0 && strstr(r.err, "stopped by SIGTERM") &&
+	       after >= 0 && after <= REC_DRAIN_READS_MAX + 1 && r.secs < 4,
+	       "SIGTERM while read() never runs dry: stopped %d reads after "
+	       "it (at most %d a turn), in %.2f s of -d 5, exit %d", after,
+	       REC_DRAIN_READS_MAX, r.secs, r.status);
 	run_free(&r);
 }
 
@@ -2510,6 +2557,7 @@ int main(void)
 	test_record();
 	test_duration();
 	test_stop_busy();
+	test_stop_endless_read();
 	test_late_delivery();
 	test_io_errors();
 	test_rotate();
