@@ -5,15 +5,16 @@
 # one VM boot per kernel line (BENCH_KERNELS, default "6.1 6.12"): each
 # workload bare, under perf, under stackid, under stackid with
 # resolve=N and with kernel_frames=N, at 999 and 9999 Hz, REPS (3) runs
-# each, medians; slowdowns
-# and overhead ratios, stackid's handler cost (median and p99), build-id
-# cache hit rate, bytes per sample and per frame, ring drops and the
-# reader's share of the samples (test/guest/bench/bench.sh). Then the
+# each, medians; slowdowns and overhead ratios, stackid's handler cost
+# (median and p99, a sample and a frame), build-id cache hit rate, bytes
+# per sample and per frame, ring drops and the reader's share of the
+# samples (test/guest/bench/bench.sh). Then the
 # report's records per second on the host (make bench-report). Figures,
 # not tests: nothing here is held against a threshold.
 # BENCH_TESTS=bench-nofp.sh: only the chain without frame pointers;
 # bench-held.sh: only what taking back a deferral slot costs;
 # bench-stages.sh: only the handler's stages (test build), BENCH_REPS runs.
+# bench-deep.sh: only the chain and the 300 libraries at 9999 Hz.
 # BENCH_REPS=N: N runs of each configuration (default 3); the nofp part
 # prints its ratios run by run with 90 % intervals.
 set -uo pipefail
