@@ -169,8 +169,9 @@ int rec_drain(struct rec *r, bool discard);
 /*
  * Into the capture, what the device holds now, not more: each mapped
  * ring up to its head as read at the start, or at most
- * REC_DRAIN_READS_MAX read()s. The recording loop's, which must come
- * back to check for a stop even when the device never runs dry.
+ * REC_DRAIN_READS_MAX read()s. The recording loop's (on a ready device
+ * and before a rotation), which must come back to check for a stop even
+ * when the device never runs dry.
  */
 #define REC_DRAIN_READS_MAX	8
 int rec_drain_some(struct rec *r);

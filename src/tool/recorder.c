@@ -112,7 +112,8 @@ static int loop(struct rec *r, const sigset_t *waitmask)
 		if (end && end - now < wait)
 			wait = end - now;
 		if (r->rotating && now >= r->next_rotate) {
-			ret = rec_drain(r, false);
+			/* what is left goes into the next file */
+			ret = rec_drain_some(r);
 			if (!ret)
 				ret = rec_next_file(r);
 			if (ret)

@@ -282,6 +282,8 @@ static int fake_ioctl(int fd, unsigned long req, void *arg)
 	}
 	case STACKID_IOC_ENABLE:
 		fk.enabled = true;
+		if (fk.endless_at)
+			fk.released = fk.live.len;
 		return 0;
 	case STACKID_IOC_DISABLE:
 		fk.enabled = false;
@@ -1067,17 +1069,88 @@ static void test_stop_endless_read(void)
 	struct run r;
 	int after;
 
+	const char *p;
+	long samples = -1;
+
 	fake_reset();
 	forty_samples();
-	fk.released = fk.live.len;
 	fk.endless_at = 50;
+	run(&o, &r);
+	after = fk.sigterm_read ? fk.reads - fk.sigterm_read : -1;
+	p = strstr(r.err, "records written");
+	if (p && (p = strchr(p, '(')))
+		samples = strtol(p + 1, NULL, 10);
+	tap_ok(r.status == 0 && strstr(r.err, "stopped by SIGTERM") &&
+	       after >= 0 &&
+	       after <= REC_DRAIN_READS_MAX + 1 && r.secs < 4 &&
+	       samples >= 40 * (fk.endless_at - 1) && samples % 40 == 0,
+	       "SIGTERM while read() never runs dry: stopped %d reads after "
+	       "it (at most %d a turn), in %.2f s of -d 5, %ld samples (40 "
+	       "a read), exit %d", after, REC_DRAIN_READS_MAX, r.secs,
+	       samples, r.status);
+	run_free(&r);
+}
+
+/*
+ * The same when every turn rotates (a rotation drains before it opens
+ * the next file): what is left goes into the next file.
+ */
+static void test_stop_endless_read_rotating(void)
+{
+	char dir[] = "/tmp/stackid-rot.XXXXXX", rm[600];
+	struct record_opts o = {
+		.duration_ns = 5000000000ULL, .rotate_ns = 1000,
+	};
+	struct run r;
+	int after;
+
+	if (!tap_ok(mkdtemp(dir) != NULL, "endless read, rotating: "
+		    "temporary directory"))
+		return;
+	fake_reset();
+	forty_samples();
+	fk.endless_at = 50;
+	o.dir = dir;
+	o.out = capfile;
 	run(&o, &r);
 	after = fk.sigterm_read ? fk.reads - fk.sigterm_read : -1;
 	tap_ok(r.status == 0 && strstr(r.err, "stopped by SIGTERM") &&
 	       after >= 0 && after <= REC_DRAIN_READS_MAX + 1 && r.secs < 4,
-	       "SIGTERM while read() never runs dry: stopped %d reads after "
-	       "it (at most %d a turn), in %.2f s of -d 5, exit %d", after,
-	       REC_DRAIN_READS_MAX, r.secs, r.status);
+	       "... and with a rotation every turn: stopped %d reads after "
+	       "it, in %.2f s, exit %d", after, r.secs, r.status);
+	run_free(&r);
+	snprintf(rm, sizeof(rm), "rm -rf '%s'", dir);
+	if (system(rm))
+		printf("# %s failed\n", rm);
+}
+
+/*
+ * After DISABLE the last drain still reads until the device is dry,
+ * however many reads that takes: here 41, a record each.
+ */
+static void test_final_drain_whole(void)
+{
+	struct record_opts o = { .duration_ns = 5000000000ULL };
+	struct stackid_record_hdr h;
+	size_t off;
+	struct run r;
+
+	fake_reset();
+	forty_samples();
+	/* take(): one whole record a read, the largest */
+	fk.chunk = 0;
+	for (off = 0; off < fk.live.len; off += h.size) {
+		memcpy(&h, fk.live.buf + off, sizeof(h));
+		if (h.size > fk.chunk)
+			fk.chunk = h.size;
+	}
+	fk.sigint_at = 1;	/* stop at once: all is read after DISABLE */
+	run(&o, &r);
+	tap_ok(r.status == 0 && strstr(r.err, "(40 samples,") &&
+	       fk.live_pos == fk.live.len, "stopped before any read: the "
+	       "last drain reads all 41 records, one a read, %d more than a "
+	       "turn's %d (exit %d)", 41 - REC_DRAIN_READS_MAX,
+	       REC_DRAIN_READS_MAX, r.status);
 	run_free(&r);
 }
 
@@ -2558,6 +2631,8 @@ int main(void)
 	test_duration();
 	test_stop_busy();
 	test_stop_endless_read();
+	test_stop_endless_read_rotating();
+	test_final_drain_whole();
 	test_late_delivery();
 	test_io_errors();
 	test_rotate();
