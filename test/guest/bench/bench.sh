@@ -289,7 +289,7 @@ stackid_figures() {
 	wreader=$($S share /tmp/prof.cap stackid $(cat /tmp/prof.window) |
 		awk '{ printf "%.2f%% (%d of %d)", $2 ? 100 * $1 / $2 : 0, $1, $2 }')
 	out "$label: handler $c; a frame (the sample's figure over its $perframe frames on average): $(echo "$c" |
-		awk -v f="$perframe" '{ for (i = 1; i < NF; i++) if ($i ~ /^(median|p99)_ns$/) printf "%s%s %.0f ns", (n++ ? ", " : ""), substr($i, 1, length($i) - 3), (f > 0 ? $(i + 1) / f : 0) }')"
+		awk -v f="$perframe" '{ for (i = 1; i < NF; i++) if ($i ~ /^(median|p99)_ns$/) printf "%s%s %s", (n++ ? ", " : ""), substr($i, 1, length($i) - 3), (f > 0 ? sprintf("%.0f ns", $(i + 1) / f) : "?") }')"
 	out "$label: cache hit $(awk -v h="${hit:-0}" -v m="${miss:-0}" 'BEGIN { printf "%.2f%%", h + m ? 100 * h / (h + m) : 0 }') ($hit hits, ${miss:-0} misses)"
 	out "$label: $samples samples, $perframe frames each, $valid% valid; $(awk -v b="$bytes" -v s="$samples" -v f="$perframe" 'BEGIN { if (s) printf "%.0f bytes/sample, %.1f bytes/frame", b / s, b / (s * f) }'); ring drops ${drops:-0}; reader (stackid) $reader% of samples, $wreader during the work, woken $(st wakeups) times"
 	out "$label: samples deferred to their task $(st deferred), finished $(st deferred_done), no free slot $(st defer_no_slot)"
