@@ -1061,67 +1061,55 @@ static void test_stop_busy(void)
 /*
  * The same through read() (a device whose rings could not be mapped):
  * the loop reads a bounded number of blocks a turn, so the stop is
- * taken within a turn even when read() never runs dry.
+ * taken within a turn even when read() never runs dry; with @rotating,
+ * also when every turn rotates (a rotation drains before it opens the
+ * next file, and what is left goes into the next file).
  */
-static void test_stop_endless_read(void)
+static void test_stop_endless_read(bool rotating)
 {
+	char dir[] = "/tmp/stackid-rot.XXXXXX", rm[600];
 	struct record_opts o = { .duration_ns = 5000000000ULL };
+	const char *p;
+	long samples = -1;
 	struct run r;
 	int after;
 
-	const char *p;
-	long samples = -1;
-
+	if (rotating) {
+		if (!tap_ok(mkdtemp(dir) != NULL, "endless read, rotating: "
+			    "temporary directory"))
+			return;
+		o.rotate_ns = 1000;
+		o.dir = dir;
+		o.out = capfile;
+	}
 	fake_reset();
 	forty_samples();
 	fk.endless_at = 50;
 	run(&o, &r);
 	after = fk.sigterm_read ? fk.reads - fk.sigterm_read : -1;
+	if (rotating) {
+		tap_ok(r.status == 0 && strstr(r.err, "stopped by SIGTERM") &&
+		       after >= 0 && after <= REC_DRAIN_READS_MAX + 1 &&
+		       r.secs < 4, "... and with a rotation every turn: "
+		       "stopped %d reads after it, in %.2f s, exit %d", after,
+		       r.secs, r.status);
+		run_free(&r);
+		snprintf(rm, sizeof(rm), "rm -rf '%s'", dir);
+		if (system(rm))
+			printf("# %s failed\n", rm);
+		return;
+	}
 	p = strstr(r.err, "records written");
 	if (p && (p = strchr(p, '(')))
 		samples = strtol(p + 1, NULL, 10);
 	tap_ok(r.status == 0 && strstr(r.err, "stopped by SIGTERM") &&
-	       after >= 0 &&
-	       after <= REC_DRAIN_READS_MAX + 1 && r.secs < 4 &&
+	       after >= 0 && after <= REC_DRAIN_READS_MAX + 1 && r.secs < 4 &&
 	       samples >= 40 * (fk.endless_at - 1) && samples % 40 == 0,
 	       "SIGTERM while read() never runs dry: stopped %d reads after "
 	       "it (at most %d a turn), in %.2f s of -d 5, %ld samples (40 "
 	       "a read), exit %d", after, REC_DRAIN_READS_MAX, r.secs,
 	       samples, r.status);
 	run_free(&r);
-}
-
-/*
- * The same when every turn rotates (a rotation drains before it opens
- * the next file): what is left goes into the next file.
- */
-static void test_stop_endless_read_rotating(void)
-{
-	char dir[] = "/tmp/stackid-rot.XXXXXX", rm[600];
-	struct record_opts o = {
-		.duration_ns = 5000000000ULL, .rotate_ns = 1000,
-	};
-	struct run r;
-	int after;
-
-	if (!tap_ok(mkdtemp(dir) != NULL, "endless read, rotating: "
-		    "temporary directory"))
-		return;
-	fake_reset();
-	forty_samples();
-	fk.endless_at = 50;
-	o.dir = dir;
-	o.out = capfile;
-	run(&o, &r);
-	after = fk.sigterm_read ? fk.reads - fk.sigterm_read : -1;
-	tap_ok(r.status == 0 && strstr(r.err, "stopped by SIGTERM") &&
-	       after >= 0 && after <= REC_DRAIN_READS_MAX + 1 && r.secs < 4,
-	       "... and with a rotation every turn: stopped %d reads after "
-	       "it, in %.2f s, exit %d", after, r.secs, r.status);
-	run_free(&r);
-	snprintf(rm, sizeof(rm), "rm -rf '%s'", dir);
-	if (system(rm))
-		printf("# %s failed\n", rm);
 }
 
 /*
@@ -2630,8 +2618,8 @@ int main(void)
 	test_record();
 	test_duration();
 	test_stop_busy();
-	test_stop_endless_read();
-	test_stop_endless_read_rotating();
+	test_stop_endless_read(false);
+	test_stop_endless_read(true);
 	test_final_drain_whole();
 	test_late_delivery();
 	test_io_errors();
