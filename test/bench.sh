@@ -8,9 +8,9 @@
 # each, medians; slowdowns and overhead ratios, stackid's handler cost
 # (median and p99, a sample and a frame), build-id cache hit rate, bytes
 # per sample and per frame, ring drops and the reader's share of the
-# samples (test/guest/bench/bench.sh). Then the
-# report's records per second on the host (make bench-report). Figures,
-# not tests: nothing here is held against a threshold.
+# samples (test/guest/bench/bench.sh). Then the report's records per
+# second on the host (make bench-report). Figures, not tests: nothing
+# here is held against a threshold.
 # BENCH_TESTS=bench-nofp.sh: only the chain without frame pointers;
 # bench-held.sh: only what taking back a deferral slot costs;
 # bench-stages.sh: only the handler's stages (test build), BENCH_REPS runs.

@@ -6,10 +6,10 @@
 # samples from each while enabled, running the same code the perf
 # overflow handler runs, while hostile programs run: frame pointers of
 # garbage or into unmapped memory, a library truncated and rewritten
-# under its running code, a deep stack, the known chains. The debug kernel's lockdep, KASAN and
-# friends watch; the host fails the run on any splat. Then, on the same
-# test build: kernel threads of known stack, and samples held in their
-# task past their recording's end.
+# under its running code, a deep stack, the known chains. The debug
+# kernel's lockdep, KASAN and friends watch; the host fails the run on
+# any splat. Then, on the same test build: kernel threads of known
+# stack, and samples held in their task past their recording's end.
 . /stackid/lib.sh
 T=/stackid/testmod/stackid.ko
 if [ ! -f $T ]; then
