@@ -3,9 +3,10 @@
 #
 # `make demo`: build the module with DKMS, boot Debian 12's 6.12 kernel
 # line in QEMU with it, run a small workload (two processes of a demo
-# program with a shared library, a gzip loop, direct writes to a loop device), record it with
-# `stackid record` and print the hottest symbolized stacks. Needs
-# test/setup.sh to have run (README's first command does both).
+# program with a shared library, a loop of Debian's gzip, direct writes
+# to a loop device), record it with `stackid record` and print the
+# hottest symbolized stacks. Needs test/setup.sh to have run (README's
+# first command does both).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/test/lib.sh"

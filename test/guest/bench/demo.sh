@@ -4,12 +4,12 @@
 say() { echo "# demo: $*"; }
 say "modprobe stackid"
 modprobe stackid || fail "modprobe stackid"
-say "starting the workload: demo_app web, demo_app batch, a gzip loop"
+say "starting the workload: demo_app web, demo_app batch, a gzip loop (Debian's)"
 spawn /stackid/demo_app web
 w=$pid
 spawn /stackid/demo_app batch
 b=$pid
-( while :; do busybox gzip -c /stackid/demo_app >/dev/null; done ) &
+( while :; do /usr/bin/gzip -c /stackid/demo_app >/dev/null; done ) &
 g=$!
 # and kernel threads at work: direct writes to a loop device on a tmpfs
 # file, which the loop driver's kworkers copy into the file
@@ -39,6 +39,10 @@ say ""
 say "the same, unsymbolized (--no-symbols), top 3"
 stackid report -i /tmp/demo.cap --format folded --no-symbols 2>&1 |
 	head -n 3 | cut -c 1-200 | sed 's/^/# demo:   /'
+say ""
+say "Debian's gzip (built without frame pointers, stripped), top 2"
+stackid report -i /tmp/demo.cap --format folded 2>&1 | grep '^gzip;' |
+	head -n 2 | sed 's/^/# demo:   /'
 [ -n "$kt" ] && { wait $kt 2>/dev/null; busybox losetup -d /dev/loop0; }
 rmmod stackid
 pass "demo ran"
