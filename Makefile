@@ -94,7 +94,7 @@ NOFP_LD := -Wl,-z,relro -Wl,-z,now
 NOFP_BINS := $(foreach m,64 32,$(G)/nofp_chain$(m) $(G)/libnofp_chain$(m).so \
 	$(G)/nofp_bench$(m) $(G)/libnofp_bench$(m).so) \
 	$(G)/nofp_qsort $(G)/nofp_sort
-GUEST_BINS := $(G)/sidcheck $(G)/chain64 $(G)/chain32 $(G)/garbage \
+GUEST_BINS := $(G)/sidcheck $(G)/perfsame $(G)/chain64 $(G)/chain32 $(G)/garbage \
 	$(G)/libchain64.so $(G)/libchain32.so \
 	$(G)/bid8 $(G)/bid16 $(G)/bid20 $(G)/bidfar $(G)/deep \
 	$(G)/libdemo.so $(G)/demo_app $(G)/vhostkick $(G)/libtrunc.so \
@@ -110,6 +110,12 @@ SIDCHECK_SRCS := test/guest/sidcheck.c src/record.c src/tool/bidtab.c \
 $(G)/sidcheck: $(SIDCHECK_SRCS) src/record.h src/abi1.h src/tool/bidtab.h \
 		src/tool/deltas.h src/delta.h src/packed.h include/stackid.h | $(G)
 	$(CC) $(UCFLAGS) -Isrc/tool -o $@ $(SIDCHECK_SRCS)
+
+# stackid's unwinder on perf --call-graph dwarf's own samples (unwind.sh)
+PERFSAME_SRCS := test/guest/perfsame.c src/tool/cfi.c src/elfnote.c
+$(G)/perfsame: $(PERFSAME_SRCS) src/uwtab.h src/tool/cfi.h src/elfnote.h \
+		include/stackid.h | $(G)
+	$(CC) $(UCFLAGS) -Isrc/tool -o $@ $(PERFSAME_SRCS)
 
 # Issue 20's programs (NOFP above).
 $(G)/libnofp_chain%.so: $(GP)/chain_lib.c | $(G)
