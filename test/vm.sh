@@ -244,10 +244,10 @@ cp "$top/build/stackid" "$root/usr/bin/stackid"
 if [ -n "${STACKID_WITH_PERF:-}" ] && [ -x /usr/bin/perf ]; then
 	cp /usr/bin/perf "$root/usr/bin/perf"
 fi
-# Debian's gzip, for make demo: a program built as Debian builds its
-# packages (no frame pointers, .eh_frame), where busybox-static's own
-# code carries neither.
-cp /bin/gzip "$root/usr/bin/gzip"
+# Debian's gzip and dd, for make demo: programs built as Debian builds
+# its packages (no frame pointers, .eh_frame), where busybox-static's
+# own code carries neither.
+cp /bin/gzip /bin/dd "$root/usr/bin/"
 # Debian's own python3 (issue 20: test/guest/tests/unwind.sh walks it
 # without frame pointers): the interpreter, with its libraries, and of
 # its standard library only what `python3 -S` needs to start (os.py,
@@ -285,7 +285,7 @@ echo "$version" >"$root/stackid/VERSION"
 printf "root:x:0:0:root:/:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/sh\n" >"$root/etc/passwd"
 printf "root:x:0:\nnogroup:x:65534:\n" >"$root/etc/group"
 copy_libs "$root" "$root/usr/bin/kmod" "$root/usr/bin/stackid" \
-	"$root/usr/bin/gzip" \
+	"$root/usr/bin/gzip" "$root/usr/bin/dd" \
 	$(ls "$root/usr/bin/perf" "$root"/usr/bin/python3.* 2>/dev/null) \
 	$(find "$root/stackid" -type f -perm -u+x) >"$work/libs.log" 2>&1 || {
 	cat "$work/libs.log"

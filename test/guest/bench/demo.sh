@@ -17,7 +17,7 @@ kt=
 if modprobe loop 2>/dev/null && busybox dd if=/dev/zero of=/tmp/loop.img \
 	bs=1M count=32 2>/dev/null && busybox losetup /dev/loop0 /tmp/loop.img; then
 	say "and a loop device's kworkers: direct writes to /dev/loop0 on a tmpfs file"
-	( while :; do busybox dd if=/dev/zero of=/dev/loop0 bs=1M count=32 \
+	( while :; do /usr/bin/dd if=/dev/zero of=/dev/loop0 bs=1M count=32 \
 		oflag=direct 2>/dev/null; done ) &
 	kt=$!
 fi
