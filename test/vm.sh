@@ -247,7 +247,7 @@ fi
 # Debian's gzip and dd, for make demo: programs built as Debian builds
 # its packages (no frame pointers, .eh_frame), where busybox-static's
 # own code carries neither.
-cp /bin/gzip /bin/dd "$root/usr/bin/"
+cp /bin/gzip /bin/dd "$root/usr/bin/" || die "Debian's gzip and dd"
 # Debian's own python3 (issue 20: test/guest/tests/unwind.sh walks it
 # without frame pointers): the interpreter, with its libraries, and of
 # its standard library only what `python3 -S` needs to start (os.py,

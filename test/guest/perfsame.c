@@ -14,13 +14,18 @@
  * Each sample of PID is walked from its registers over its stack copy as
  * the module walks (src/unwind.c, with the same pure code: uwtab.h's row
  * search and step), by tables `stackid record` would load (cfi.c, from
- * the mapped files as the guest has them), and its frames, as "FILE+OFF"
- * (callers' return addresses less one, as perf prints them), are
+ * the mapped files with a build-id, as the guest has them), and its
+ * frames, as "FILE+OFF" (return addresses less one, as perf prints
+ * them; not a frame a signal frame gave), are
  * compared with perf's frames of the same sample (its time): equal, or
- * not. A sample whose perf walk is a proper prefix of stackid's (perf
- * stopped early: its copy of the stack, a frame it could not unwind) is
- * not comparable and is counted apart; one whose stackid walk is a
- * proper prefix of perf's disagrees.
+ * not. Both walk the same copy of the stack, so where they differ one
+ * of them is wrong, with two exceptions, counted apart and not judged:
+ * perf printed as many frames as it prints at most (perf script's
+ * max-stack, 127, kernel frames included) and stackid's walk goes on
+ * past them; or stackid's walk is a proper prefix of perf's and ended
+ * at a word below the sampled sp, which perf does not copy (an
+ * epilogue after `pop %rbp`, whose CFI still names bp's slot; the
+ * module reads that word).
  *
  * Prints a summary, up to five disagreements, and "ok - ..." or
  * "not ok - ..." (at least 20 comparable samples, MINPCT % of them
@@ -44,6 +49,7 @@
 #define MAX_FILES	256
 #define MAX_SAMPLES	65536
 #define MAX_FRAMES	STACKID_MAX_DEPTH
+#define PERF_MAX_STACK	127	/* perf script's default max-stack */
 #define USER_TOP	0x800000000000ULL	/* TASK_SIZE_MAX + a page */
 
 struct map {
@@ -61,7 +67,8 @@ struct file {
 
 struct psample {		/* perf's unwinding of one sample */
 	u64 ns;
-	char *frames;		/* "FILE+OFF FILE+OFF ..." */
+	char *frames;		/* its user frames: "FILE+OFF FILE+OFF ..." */
+	unsigned int lines;	/* the frames it printed, kernel ones too */
 };
 
 static struct map maps[MAX_MAPS];
@@ -92,9 +99,11 @@ static int file_of(const char *path)
 	if (!files[nfiles].path)
 		return -1;
 	files[nfiles].base = base_of(files[nfiles].path);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* the recorder loads tables by build-id, for a path it can open */
+	fd = strstr(path, " (deleted)") ? -1 : open(path, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
-		files[nfiles].ok = !cfi_compile_fd(fd, &files[nfiles].t);
+		files[nfiles].ok = !cfi_compile_fd(fd, &files[nfiles].t) &&
+				   files[nfiles].t.build_id_len;
 		close(fd);
 	}
 	return nfiles++;
@@ -164,11 +173,12 @@ static int fp_step(struct stackid_uw_regs *r, struct stack *s)
  * each file's table where it has one. Returns the number of frames.
  */
 static unsigned int walk(struct stackid_uw_regs r, struct stack *s, u64 *ips,
-			 int *stop)
+			 u8 *hows, int *stop)
 {
 	unsigned int n = 0;
 	int exact = 1, why;
 
+	hows[n] = STACKID_HOW_REGS;
 	ips[n++] = r.ip;
 	for (;;) {
 		const struct stackid_unwind_row *row = NULL;
@@ -178,12 +188,14 @@ static unsigned int walk(struct stackid_uw_regs r, struct stack *s, u64 *ips,
 
 		if (n > 1 && !(m && m->exec)) {
 			n--;
-			why = STACKID_STOP_BAD_FP;
+			why = hows[n] == STACKID_HOW_FP ? STACKID_STOP_BAD_FP :
+			      STACKID_STOP_BAD_CFA;
 			break;
 		}
 		if (m && files[m->file].ok)
-			row = cfi_lookup(&files[m->file].t,
-					 pc - m->start + m->pgoff);
+			row = stackid_uw_find(files[m->file].t.rows,
+					      files[m->file].t.nr_rows,
+					      pc - m->start + m->pgoff);
 		if (row && (row->rule & STACKID_UW_CFA_MASK) !=
 			   STACKID_UW_CFA_NONE) {
 			why = stackid_uw_step(row, &r, stack_read, s, &how, 8);
@@ -201,6 +213,7 @@ static unsigned int walk(struct stackid_uw_regs r, struct stack *s, u64 *ips,
 			break;
 		}
 		exact = how == STACKID_HOW_SIGNAL;
+		hows[n] = how;
 		ips[n++] = r.ip;
 	}
 	*stop = why;
@@ -221,8 +234,9 @@ static int frame_name(char *buf, size_t len, u64 a)
 /* perf's text: its unwinding of each of PID's samples, by time */
 static int read_text(const char *path, unsigned int pid)
 {
-	char line[4096], cur[8192];
-	size_t curlen = 0;
+	char *line = NULL, cur[8192];
+	size_t curlen = 0, cap = 0;
+	unsigned int lines = 0;
 	int in = 0;
 	u64 ns = 0;
 	FILE *f = fopen(path, "r");
@@ -230,15 +244,17 @@ static int read_text(const char *path, unsigned int pid)
 	if (!f)
 		return -1;
 	for (;;) {
-		char *l = fgets(line, sizeof(line), f);
+		char *l = getline(&line, &cap, f) < 0 ? NULL : line;
 
 		if (!l || line[0] != '\t') {
 			if (in && curlen && npsamples < MAX_SAMPLES) {
 				psamples[npsamples].ns = ns;
+				psamples[npsamples].lines = lines;
 				psamples[npsamples++].frames = strdup(cur);
 			}
 			in = 0;
 			curlen = 0;
+			lines = 0;
 			cur[0] = 0;
 		}
 		if (!l)
@@ -262,6 +278,7 @@ static int read_text(const char *path, unsigned int pid)
 			const struct map *m;
 			u64 o = ip;
 
+			lines++;
 			if (lp && rp > lp) {
 				*rp = 0;
 				b = base_of(lp + 1);
@@ -282,18 +299,24 @@ static int read_text(const char *path, unsigned int pid)
 				curlen = sizeof(cur) - 1;
 		}
 	}
+	free(line);
 	fclose(f);
 	return 0;
 }
 
-static const char *perf_frames(u64 ns)
+/* perf's sample of PID at @ns; NULL if none, or two (threads) */
+static const struct psample *perf_sample(u64 ns)
 {
+	const struct psample *p = NULL;
 	unsigned int i;
 
 	for (i = 0; i < npsamples; i++)
-		if (psamples[i].ns == ns)
-			return psamples[i].frames;
-	return NULL;
+		if (psamples[i].ns == ns) {
+			if (p)
+				return NULL;
+			p = &psamples[i];
+		}
+	return p;
 }
 
 struct counts {
@@ -303,39 +326,46 @@ struct counts {
 	unsigned long stops[8];
 };
 
-static void judge(struct counts *c, u64 ns, const u64 *ips, unsigned int n,
-		  int stop, int below)
+static void judge(struct counts *c, u64 ns, const u64 *ips, const u8 *hows,
+		  unsigned int n, int stop, int below)
 {
 	char mine[8192];
-	const char *theirs = perf_frames(ns);
+	const struct psample *ps = perf_sample(ns);
+	const char *theirs;
 	size_t len = 0, tl;
 	unsigned int i;
 
 	c->samples++;
-	if (!theirs) {
+	if (!ps) {
 		c->unmatched++;
 		return;
 	}
+	theirs = ps->frames;
 	for (i = 0; i < n && len < sizeof(mine); i++) {
 		if (i)
 			mine[len++] = ' ';
-		len += frame_name(mine + len, sizeof(mine) - len,
-				  ips[i] - (i ? 1 : 0));
+		/* a return address less one, as perf prints callers */
+		len += frame_name(mine + len, sizeof(mine) - len, ips[i] -
+				  (i && hows[i] != STACKID_HOW_SIGNAL ? 1 : 0));
 	}
 	if (len >= sizeof(mine))
 		len = sizeof(mine) - 1;
 	mine[len] = 0;
 	tl = strlen(theirs);
-	if (tl < len && !strncmp(mine, theirs, tl) && mine[tl] == ' ') {
+	/* perf printed all it prints; stackid's walk goes on */
+	if (ps->lines >= PERF_MAX_STACK && tl < len &&
+	    !strncmp(mine, theirs, tl) && mine[tl] == ' ') {
 		c->perf_short++;
 		return;
 	}
 	/*
-	 * The walk needed a word below the sampled sp, which perf does not
-	 * copy (its copy starts at sp); the module reads it: an epilogue
-	 * after `pop %rbp`, whose CFI still says bp is saved at its slot
+	 * stackid's walk ended where it needed a word below the sampled sp,
+	 * which perf does not copy (its copy starts at sp), and agrees with
+	 * perf's up to there: the module reads that word (an epilogue after
+	 * `pop %rbp`, whose CFI still names bp's slot)
 	 */
-	if (stop == STACKID_STOP_FAULT && below && strcmp(mine, theirs)) {
+	if (stop == STACKID_STOP_FAULT && below && len < tl &&
+	    !strncmp(theirs, mine, len) && theirs[len] == ' ') {
 		c->below++;
 		return;
 	}
@@ -364,16 +394,17 @@ static int samples(const unsigned char *buf, size_t len, unsigned int pid,
 
 	if (len < sizeof(*h) || memcmp(h->magic, "PERFILE2", 8) ||
 	    h->attrs.offset > len || h->attrs.size > len - h->attrs.offset ||
-	    h->attrs.size < h->attr_size || h->attr_size < 96 ||
+	    h->attrs.size < h->attr_size || h->attr_size < 104 ||
 	    h->data.offset > len || h->data.size > len - h->data.offset)
 		return -1;
+	/* attr_size: an attr and its ids section (16 bytes) */
 	memset(&a, 0, sizeof(a));
-	memcpy(&a, buf + h->attrs.offset,
-	       h->attr_size < sizeof(a) ? h->attr_size : sizeof(a));
+	memcpy(&a, buf + h->attrs.offset, h->attr_size - 16 < sizeof(a) ?
+	       h->attr_size - 16 : sizeof(a));
 	st = a.sample_type;
 	regs_mask = a.sample_regs_user;
 	/* one event (perf's default): its attr holds for every sample */
-	if (h->attrs.size > h->attr_size + 16 ||
+	if (h->attrs.size != h->attr_size ||
 	    !(st & PERF_SAMPLE_REGS_USER) || !(st & PERF_SAMPLE_STACK_USER) ||
 	    st & (PERF_SAMPLE_READ | PERF_SAMPLE_BRANCH_STACK) ||
 	    !(st & PERF_SAMPLE_TID) || !(st & PERF_SAMPLE_TIME) ||
@@ -392,6 +423,7 @@ static int samples(const unsigned char *buf, size_t len, unsigned int pid,
 		struct stackid_uw_regs r = { 0 };
 		struct stack s = { 0 };
 		u64 ips[MAX_FRAMES + 1], ns = 0;
+		u8 hows[MAX_FRAMES + 1];
 		unsigned int n;
 		int stop;
 
@@ -475,10 +507,10 @@ static int samples(const unsigned char *buf, size_t len, unsigned int pid,
 		}
 		s.sp = r.sp;
 #undef NEED
-		n = walk(r, &s, ips, &stop);
+		n = walk(r, &s, ips, hows, &stop);
 		if (stop >= 0 && stop < 8)
 			c->stops[stop]++;
-		judge(c, ns, ips, n, stop, s.below);
+		judge(c, ns, ips, hows, n, stop, s.below);
 	}
 	return 0;
 }
@@ -526,7 +558,7 @@ int main(int argc, char **argv)
 	samples(buf, sb.st_size, pid, &c);
 	for (i = 0; i < nfiles; i++)
 		tables += files[i].ok;
-	printf("# perfsame: pid %u: %lu samples in perf.data (%lu not in perf's text), perf's text %u; %u files mapped, %u with a table; stops: end %lu, fault %lu, bad_fp %lu, no_row %lu, bad_cfa %lu, depth %lu; %lu where perf stopped early (its walk a prefix of stackid's), %lu where stackid's needed a word below the sampled sp (not in perf's copy), %lu comparable, %lu equal frame by frame\n",
+	printf("# perfsame: pid %u: %lu samples in perf.data (%lu not in perf's text), perf's text %u; %u files mapped, %u with a table; stops: end %lu, fault %lu, bad_fp %lu, no_row %lu, bad_cfa %lu, depth %lu; %lu where perf printed its most frames (127) and stackid's walk went on, %lu where stackid's ended needing a word below the sampled sp (not in perf's copy), %lu comparable, %lu equal frame by frame\n",
 	       pid, c.samples, c.unmatched, npsamples, nfiles, tables,
 	       c.stops[STACKID_STOP_END], c.stops[STACKID_STOP_FAULT],
 	       c.stops[STACKID_STOP_BAD_FP], c.stops[STACKID_STOP_NO_ROW],

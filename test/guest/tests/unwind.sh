@@ -275,10 +275,10 @@ EOF2
 	# row search and step, tables compiled as `stackid record` compiles
 	# them) run on perf's own copies of the stack, frame by frame against
 	# perf's unwinding of each. No path one sampler missed counts here,
-	# so C++ too is asked 99 %. Not judged: samples whose perf walk
-	# stops before stackid's (perf's 8 KiB copy, or a frame it could
-	# not unwind), and those whose walk needed a word below the sampled
-	# sp (an epilogue's bp slot), which perf does not copy.
+	# so C++ too is asked 99 %. Not judged: samples where perf printed
+	# the most frames it prints (127) and stackid's walk goes on, and
+	# those whose walk, a prefix of perf's, ended needing a word below
+	# the sampled sp (an epilogue's bp slot), which perf does not copy.
 	for t in "$c64 nofp_chain64" "$b64 nofp_bench64" "$qs nofp_qsort" \
 		"$cx nofp_sort" "$py python3"; do
 		set -- $t
