@@ -323,7 +323,7 @@ struct counts {
 	unsigned long samples, unmatched, comparable, agree, perf_short;
 	unsigned long below;
 	unsigned long shown;
-	unsigned long stops[8];
+	unsigned long stops[STACKID_STOP_NR];
 };
 
 static void judge(struct counts *c, u64 ns, const u64 *ips, const u8 *hows,
@@ -380,6 +380,10 @@ static void judge(struct counts *c, u64 ns, const u64 *ips, const u8 *hows,
 		       (unsigned long long)ns, stop, mine, theirs);
 }
 
+/*
+ * Read PID's mappings and, with @c, walk and judge its samples (the
+ * mappings only with @c NULL).
+ */
 static int samples(const unsigned char *buf, size_t len, unsigned int pid,
 		   struct counts *c)
 {
@@ -448,7 +452,7 @@ static int samples(const unsigned char *buf, size_t len, unsigned int pid,
 				nmaps++;
 			continue;
 		}
-		if (e->type != PERF_RECORD_SAMPLE)
+		if (e->type != PERF_RECORD_SAMPLE || !c)
 			continue;
 		/* the fields in their order (include/uapi/linux/perf_event.h) */
 #define NEED(k) do { if (q - p < (long)(k)) return -1; } while (0)
@@ -508,7 +512,7 @@ static int samples(const unsigned char *buf, size_t len, unsigned int pid,
 		s.sp = r.sp;
 #undef NEED
 		n = walk(r, &s, ips, hows, &stop);
-		if (stop >= 0 && stop < 8)
+		if (stop >= 0 && stop < STACKID_STOP_NR)
 			c->stops[stop]++;
 		judge(c, ns, ips, hows, n, stop, s.below);
 	}
@@ -540,11 +544,11 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	/*
-	 * The mappings come before the samples that need them: read the
-	 * records once for the mappings alone (no text yet: nothing is
-	 * judged), then perf's text, then the samples
+	 * perf's text needs the mappings, the samples need perf's text:
+	 * the records once for the mappings alone, then the text, then the
+	 * records again for the samples (the mappings anew as they come)
 	 */
-	if (samples(buf, sb.st_size, pid, &c)) {
+	if (samples(buf, sb.st_size, pid, NULL)) {
 		fprintf(stderr, "perfsame: %s: not a perf.data file of "
 			"--call-graph dwarf samples this reads\n", argv[1]);
 		return 2;
@@ -553,7 +557,6 @@ int main(int argc, char **argv)
 		perror(argv[2]);
 		return 2;
 	}
-	memset(&c, 0, sizeof(c));
 	nmaps = 0;
 	samples(buf, sb.st_size, pid, &c);
 	for (i = 0; i < nfiles; i++)

@@ -251,10 +251,11 @@ EOF2
 		check "$2: perf --call-graph dwarf: ${pa:-?} of ${pn:-?} samples ($pp%); stackid ${sa:-?} of ${sn:-?} (${sp:-?}%): no worse (>= $pp - 2, or its extra failures likely enough by chance: p $fp >= 0.001)" \
 			test $ok = 1
 	done
-	# Frame by frame (sidcheck perfcmp; frames as file and offset): in
-	# each stackid sample (after the warm-up) whose innermost instruction
-	# perf sampled too, each frame's caller must be one perf found for
-	# that frame, and the walk end where one of perf's ends.
+	# Frame by frame, twice for each program.
+	# sidcheck perfcmp (frames as file and offset): in each stackid
+	# sample (after the warm-up) whose innermost instruction perf
+	# sampled too, each frame's caller must be one perf found for that
+	# frame, and the walk end where one of perf's ends.
 	# The samplers take different samples, so a caller that stackid
 	# found in a rare path perf never sampled counts against it: C++'s
 	# unwinder (libgcc_s called from __cxa_throw, its uw_init_context_1
@@ -263,32 +264,27 @@ EOF2
 	# runs: 98.5, 98.7 and 96.9 %, every mismatch a whole stack to
 	# _start through call sites the code has, perf had not sampled);
 	# the others, whose stacks repeat, 99 %.
-	for t in "$c64 nofp_chain64 99" "$b64 nofp_bench64 99" \
-		"$qs nofp_qsort 99" "$cx nofp_sort 90" "$py python3 99"; do
-		set -- $t
-		[ $# = 3 ] || continue
-		$S perfcmp /tmp/uw.cap /tmp/uw.perf.txt $1 $3 >/tmp/uw.cmp 2>&1
-		grep -v '^ok\|^not ok' /tmp/uw.cmp
-		sed -n "s/^\(\(not \)*ok - \)/\1$2: /p" /tmp/uw.cmp
-	done
-	# The same samples (perfsame): stackid's unwinder (the module's
-	# row search and step, tables compiled as `stackid record` compiles
+	# perfsame, the same samples: stackid's unwinder (the module's row
+	# search and step, tables compiled as `stackid record` compiles
 	# them) run on perf's own copies of the stack, frame by frame against
 	# perf's unwinding of each. No path one sampler missed counts here,
 	# so C++ too is asked 99 %. Not judged: samples where perf printed
 	# the most frames it prints (127) and stackid's walk goes on, and
 	# those whose walk, a prefix of perf's, ended needing a word below
 	# the sampled sp (an epilogue's bp slot), which perf does not copy.
-	for t in "$c64 nofp_chain64" "$b64 nofp_bench64" "$qs nofp_qsort" \
-		"$cx nofp_sort" "$py python3"; do
+	for t in "$c64 nofp_chain64 99" "$b64 nofp_bench64 99" \
+		"$qs nofp_qsort 99" "$cx nofp_sort 90" "$py python3 99"; do
 		set -- $t
-		[ $# = 2 ] || continue
+		[ $# = 3 ] || continue
+		$S perfcmp /tmp/uw.cap /tmp/uw.perf.txt $1 $3 >/tmp/uw.cmp 2>&1
 		/stackid/perfsame /tmp/uw.perf /tmp/uw.perf.txt $1 99 \
 			>/tmp/uw.same 2>&1
-		grep -v '^ok\|^not ok' /tmp/uw.same
-		sed -n "s/^\(\(not \)*ok - \)/\1$2: /p" /tmp/uw.same
-		grep -q '^\(not \)*ok - ' /tmp/uw.same ||
-			fail "$2: perfsame gave no result"
+		for f in /tmp/uw.cmp /tmp/uw.same; do
+			grep -v '^ok\|^not ok' $f
+			sed -n "s/^\(\(not \)*ok - \)/\1$2: /p" $f
+			grep -q '^\(not \)*ok - ' $f ||
+				fail "$2: no result in $f"
+		done
 	done
 else
 	pass "side by side with perf --call-graph dwarf # SKIP no perf in the guest (STACKID_WITH_PERF=1)"
