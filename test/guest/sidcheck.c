@@ -33,7 +33,9 @@
  *       HEX; at least MINPCT % must be valid
  *   sidcheck rate FILE PID [GAPS]
  *                               PID's samples per second (per second it
- *                               ran, with spinclock's GAPS)
+ *                               ran, with spinclock's GAPS), and the
+ *                               median time between two of them that
+ *                               holds no gap
  *   sidcheck spinclock FILE     spin; on SIGTERM write to FILE when it
  *                               did not run (prints its pid first)
  *   sidcheck walkstop FILE PID [fault]  PID's samples: delivered, depth
@@ -769,20 +771,32 @@ static int cmd_spinclock(int argc, char **argv)
 
 /*
  * rate FILE PID [GAPS]: "N RATE" of PID's samples, RATE per second from
- * the first to the last; with GAPS (spinclock's file), per second that
- * PID ran in that span, then "RUN_S GAPS_IN_SPAN".
+ * the first to the last; with GAPS (spinclock's file: "START END" lines
+ * in time order), per second that PID ran in that span, then "RUN_S
+ * GAPS_IN_SPAN MEDIAN_US CLEAN": MEDIAN_US the median time from one of
+ * PID's samples to the next over the CLEAN such intervals that hold no
+ * gap (0 if none).
  */
+static int cmp_u64(const void *a, const void *b)
+{
+	unsigned long long x = *(const unsigned long long *)a;
+	unsigned long long y = *(const unsigned long long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 static int cmd_rate(int argc, char **argv)
 {
-	unsigned long long first = 0, last = 0, a, b, off = 0, ngap = 0;
+	unsigned long long first, last, a, b, off = 0, ngap = 0;
+	unsigned long long *t = NULL, (*gap)[2] = NULL;
+	unsigned long n = 0, cap = 0, ng = 0, gcap = 0, i, k, clean = 0;
 	const struct stackid_sample *s;
 	struct dsample d;
 	struct iter it;
-	unsigned long n = 0;
+	double run, median = 0;
 	size_t len;
 	unsigned int pid;
 	char *buf;
-	double run;
 	FILE *g;
 
 	if (argc != 3 && argc != 4)
@@ -794,11 +808,19 @@ static int cmd_rate(int argc, char **argv)
 		s = d.s;
 		if (s->tgid != pid)
 			continue;
-		if (!n)
-			first = s->time_ns;
-		last = s->time_ns;
-		n++;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 1024;
+			t = realloc(t, cap * sizeof(*t));
+			if (!t)
+				return 2;
+		}
+		t[n++] = s->time_ns;
 	}
+	/* the rings' records interleave: by time */
+	if (n)
+		qsort(t, n, sizeof(*t), cmp_u64);
+	first = n ? t[0] : 0;
+	last = n ? t[n - 1] : 0;
 	if (argc == 3) {
 		printf("%lu %.1f\n", n,
 		       n > 1 ? (n - 1) * 1e9 / (double)(last - first) : 0.0);
@@ -808,6 +830,14 @@ static int cmd_rate(int argc, char **argv)
 	if (!g)
 		return 2;
 	while (fscanf(g, "%llu %llu", &a, &b) == 2) {
+		if (ng == gcap) {
+			gcap = gcap ? 2 * gcap : 1024;
+			gap = realloc(gap, gcap * sizeof(*gap));
+			if (!gap)
+				return 2;
+		}
+		gap[ng][0] = a;
+		gap[ng++][1] = b;
 		if (a < first)
 			a = first;
 		if (b > last)
@@ -819,8 +849,22 @@ static int cmd_rate(int argc, char **argv)
 	}
 	fclose(g);
 	run = n > 1 ? (double)(last - first - off) / 1e9 : 0;
-	printf("%lu %.1f %.3f %llu\n", n, run > 0 ? (n - 1) / run : 0.0, run,
-	       ngap);
+	/* the intervals that no gap overlaps, in place of t[] */
+	for (i = 0, k = 0; i + 1 < n; i++) {
+		while (k < ng && gap[k][1] <= t[i])
+			k++;
+		if (k < ng && gap[k][0] < t[i + 1])
+			continue;
+		t[clean++] = t[i + 1] - t[i];
+	}
+	if (clean) {
+		qsort(t, clean, sizeof(*t), cmp_u64);
+		median = t[(clean - 1) / 2] / 1e3;
+	}
+	printf("%lu %.1f %.3f %llu %.1f %lu\n", n,
+	       run > 0 ? (n - 1) / run : 0.0, run, ngap, median, clean);
+	free(gap);
+	free(t);
 	return 0;
 }
 

@@ -1,11 +1,27 @@
 # SPDX-License-Identifier: GPL-2.0
-# Frequency: a busy process's samples per second of the time it ran track
-# the set frequency within 20%. A loaded host stops a TCG guest's vCPUs
-# now and then, and the guest cannot tell (its clock runs on): the
-# spinner notes each time its own clock jumped (sidcheck spinclock), and
-# the rate is taken over the time it really ran; a timer that fires late
-# after such a gap adds at most one sample for it. Drops: a tiny ring
-# with no reader drops and counts.
+# Frequency: a busy process's samples come at the set frequency: the
+# time from one of its samples to the next is, in the median, within 20%
+# of the period asked for; and it takes at most 20% more samples than the
+# time it ran holds periods.
+#
+# The host stops a TCG guest's vCPUs now and then, and the guest cannot
+# tell (its clock runs on): the spinner notes each time its own clock
+# jumped (sidcheck spinclock). The rate is taken over the time it really
+# ran (a timer that fires late after such a gap adds at most one sample
+# for it), and the median over the intervals that hold no such gap.
+#
+# Not a lower bound on the rate: a cold CI run (7.2 line, background
+# builds beside it) took 196 samples a second of the time the spinner ran
+# at 250 Hz. When the timer fires late by more than a period,
+# hrtimer_forward skips the periods it missed, which the guest cannot
+# tell from a sample the module lost. The median interval is the period
+# still, where a wrong period or a module that lost every other sample
+# moves it; samples lost inside the module are counted (samples ==
+# delivered + dropped, checked by record). A host that left fewer than 20
+# intervals without a gap gets a SKIP, said so (three busy loops beside
+# the guest left 5 of 748).
+#
+# Drops: a tiny ring with no reader drops and counts.
 . /stackid/lib.sh
 load
 $S spinclock /tmp/gaps >/tmp/spawn.pid &
@@ -20,11 +36,19 @@ i=0
 while kill -0 "$pid" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 for hz in 49 250; do
 	set -- $($S rate /tmp/r$hz.rec "$pid" /tmp/gaps)
-	# N samples, RATE per second run, RUN seconds run, GAPS in the span
-	check "$hz Hz: $2 samples/s of the ${3}s it ran ($1 samples, $4 gaps), within 20%" \
+	# N samples, RATE per second run, RUN seconds run, GAPS in the span,
+	# MEDIAN microseconds from a sample to the next over CLEAN intervals
+	# that hold no gap
+	p=$((1000000 / hz))
+	if [ -n "$6" ] && [ "$6" -lt 20 ]; then
+		pass "$hz Hz: # SKIP the host stopped the guest in all but $6 intervals of $(($1 - 1)) ($4 gaps): too few to judge the period"
+	else
+		check "$hz Hz: a sample every $5 us in the median of $6 intervals without a gap, within 20% of $p" \
+			awk -v m="$5" -v p=$p 'BEGIN { exit !(m >= p * 0.8 && m <= p * 1.2) }'
+	fi
+	check "$hz Hz: $2 samples/s of the ${3}s it ran ($1 samples, $4 gaps), at most 20% over" \
 		awk -v n="$1" -v run="$3" -v g="$4" -v f=$hz 'BEGIN {
-			e = f * run; exit !(n > 1 && n - 1 >= e * 0.8 &&
-					    n - 1 <= e * 1.2 + g) }'
+			exit !(n > 1 && n - 1 <= f * run * 1.2 + g) }'
 done
 rmmod stackid
 
