@@ -172,6 +172,27 @@ static int check_frame(const struct stackid_frame *f, bool kernel,
 	return 0;
 }
 
+/* A sample's fields but its frames, read into @s. */
+static long check_sample_hdr(const unsigned char *p, u32 size,
+			     struct stackid_sample *s, const char **why)
+{
+	memcpy(s, p, sizeof(*s));
+	if (!frames_fit(s->nr_frames, sizeof(*s),
+			stackid_frame_size(s->hdr.type), size))
+		return bad(why, "bad frame count");
+	if (s->nr_kernel > s->nr_frames)
+		return bad(why, "more kernel frames than frames");
+	if (s->nr_kernel > STACKID_MAX_KDEPTH)
+		return bad(why, "more kernel frames than STACKID_MAX_KDEPTH");
+	if (s->nr_kernel && (!(s->flags & STACKID_SF_KERNEL) ||
+			     (s->flags & STACKID_SF_USER)))
+		return bad(why, "kernel frames without the kernel flag");
+	if ((s->flags & STACKID_SF_KTHREAD) &&
+	    (!s->nr_kernel || s->nr_kernel != s->nr_frames))
+		return bad(why, "kernel thread sample with user frames");
+	return size;
+}
+
 static long check_sample(const unsigned char *p, u32 size, const char **why)
 {
 	struct stackid_sample s;
@@ -180,26 +201,44 @@ static long check_sample(const unsigned char *p, u32 size, const char **why)
 
 	if (size < sizeof(s))
 		return bad(why, "sample record too short");
-	memcpy(&s, p, sizeof(s));
-	if (!frames_fit(s.nr_frames, sizeof(s),
-			stackid_frame_size(s.hdr.type), size))
-		return bad(why, "bad frame count");
-	if (s.nr_kernel > s.nr_frames)
-		return bad(why, "more kernel frames than frames");
-	if (s.nr_kernel > STACKID_MAX_KDEPTH)
-		return bad(why, "more kernel frames than STACKID_MAX_KDEPTH");
-	if (s.nr_kernel && (!(s.flags & STACKID_SF_KERNEL) ||
-			    (s.flags & STACKID_SF_USER)))
-		return bad(why, "kernel frames without the kernel flag");
-	if ((s.flags & STACKID_SF_KTHREAD) &&
-	    (!s.nr_kernel || s.nr_kernel != s.nr_frames))
-		return bad(why, "kernel thread sample with user frames");
+	if (check_sample_hdr(p, size, &s, why) < 0)
+		return -EINVAL;
 	for (i = 0; i < s.nr_frames; i++) {
 		stackid_sample_frame(p, i, &f);
 		if (check_frame(&f, i < s.nr_kernel, why))
 			return -EINVAL;
 	}
 	return size;
+}
+
+long stackid_record_check_rebuilt(const void *buf, size_t len,
+				  unsigned int nr_new, unsigned int tail_kernel,
+				  const char **why)
+{
+	const unsigned char *p = buf;
+	struct stackid_sample s;
+	struct stackid_frame f;
+	unsigned int i;
+
+	if (len < sizeof(s))
+		return bad(why, "sample record too short");
+	memcpy(&s, p, sizeof(s));
+	if (s.hdr.type != STACKID_REC_SAMPLE_PACKED ||
+	    s.hdr.size < sizeof(s) || s.hdr.size % 8 ||
+	    s.hdr.size > stackid_record_max(STACKID_ABI_MAJOR) ||
+	    s.hdr.size > len || nr_new > s.nr_frames)
+		return bad(why, "not a rebuilt sample");
+	if (check_sample_hdr(p, s.hdr.size, &s, why) < 0)
+		return -EINVAL;
+	/* the new frames were checked in their places, as a delta's */
+	for (i = nr_new; i < s.nr_frames; i++) {
+		if ((i < s.nr_kernel) == (i - nr_new < tail_kernel))
+			continue;
+		stackid_sample_frame(p, i, &f);
+		if (check_frame(&f, i < s.nr_kernel, why))
+			return -EINVAL;
+	}
+	return s.hdr.size;
 }
 
 /*

@@ -111,4 +111,18 @@ static inline long stackid_record_check(const void *buf, size_t len)
 	return stackid_record_check_abi(buf, len, STACKID_ABI_MAJOR, NULL);
 }
 
+/*
+ * The same for a STACKID_REC_SAMPLE_PACKED that stackid_delta_expand()
+ * rebuilt from a delta sample that passed stackid_record_check() and a
+ * previous sample that passed it (or was rebuilt and passed this): its
+ * first @nr_new frames are the delta's, checked in these places already;
+ * the rest are the previous sample's last nr_frames - @nr_new, of which
+ * the first @tail_kernel had kernel places there. Only those of them now
+ * in a place of the other kind are checked again: the result is the
+ * whole check's, for less (a deep stack's delta carries a few frames).
+ */
+long stackid_record_check_rebuilt(const void *buf, size_t len,
+				  unsigned int nr_new, unsigned int tail_kernel,
+				  const char **why);
+
 #endif /* STACKID_RECORD_H */

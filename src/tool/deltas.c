@@ -53,9 +53,10 @@ void deltas_forget_all(struct deltas *d)
 const void *deltas_take(struct deltas *d, const void *rec, const char **why)
 {
 	const struct stackid_record_hdr *h = rec;
-	const struct stackid_sample *s = rec;
+	const struct stackid_sample *s = rec, *p;
+	struct stackid_sample_delta dh;
+	unsigned int skip, tail_kernel;
 	struct deltas_ring *r;
-	uint16_t ring;
 
 	switch (h->type) {
 	case STACKID_REC_SAMPLE_PACKED:
@@ -73,11 +74,19 @@ const void *deltas_take(struct deltas *d, const void *rec, const char **why)
 	default:
 		return rec;
 	}
-	memcpy(&ring, (const unsigned char *)rec +
-	       offsetof(struct stackid_sample_delta, ring), sizeof(ring));
-	r = ring_make(d, ring);
-	if (stackid_delta_expand(&r->b, rec, d->out, why) ||
-	    stackid_record_check_why(d->out, sizeof(d->out), why) <= 0) {
+	memcpy(&dh, rec, sizeof(dh));
+	r = ring_make(d, dh.ring);
+	if (stackid_delta_expand(&r->b, rec, d->out, why)) {
+		stackid_delta_forget(&r->b);
+		return NULL;
+	}
+	/* the previous sample's frames that it keeps: kernel ones first */
+	p = stackid_delta_prev(&r->b);
+	skip = p->nr_frames - dh.nr_same;
+	tail_kernel = p->nr_kernel > skip ? p->nr_kernel - skip : 0;
+	if (stackid_record_check_rebuilt(d->out, sizeof(d->out),
+					 dh.nr_frames - dh.nr_same,
+					 tail_kernel, why) <= 0) {
 		stackid_delta_forget(&r->b);
 		return NULL;
 	}

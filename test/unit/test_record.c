@@ -2606,6 +2606,141 @@ out:
 		printf("# %s failed\n", cmd);
 }
 
+/*
+ * stackid_record_check_rebuilt() (deltas_take's check of the sample a
+ * delta stands for) against the whole check of that sample: random
+ * previous samples and deltas that pass stackid_record_check(), their
+ * frames drawn from good and bad kernel, user and address frames, kernel
+ * frame counts that move the previous sample's frames between kernel and
+ * user places. The two must agree on every one, and both kinds of result
+ * must occur often.
+ */
+static uint64_t rb_state = 0x9e3779b97f4a7c15ULL;
+
+static unsigned int rb_rand(unsigned int n)
+{
+	rb_state ^= rb_state << 13;
+	rb_state ^= rb_state >> 7;
+	rb_state ^= rb_state << 17;
+	return n ? (unsigned int)(rb_state % n) : 0;
+}
+
+static uint64_t rb_frame(void)
+{
+	static const struct stackid_frame pool[] = {
+		{ .status = STACKID_FRAME_KERNEL, .bid = 3, .addr = 0x10 },
+		{ .status = STACKID_FRAME_KERNEL },
+		{ .status = STACKID_FRAME_KERNEL, .addr = 5 },	/* bad */
+		{ .status = STACKID_FRAME_VALID, .bid = 2, .addr = 0x100 },
+		{ .status = STACKID_FRAME_VALID, .addr = 0x100 }, /* bad */
+		{ .status = STACKID_FRAME_IP, .reason = STACKID_IP_NO_VMA,
+		  .addr = 0x7000 },
+		{ .status = STACKID_FRAME_IP, .addr = 0x7000 },	/* bad */
+	};
+	unsigned int i = rb_rand(ARRAY_SIZE(pool) + 1);
+
+	/* one in eight: status 0 (STACKID_FRAME_EMPTY), never good */
+	return i < ARRAY_SIZE(pool) ? stackid_frame_pack(&pool[i]) : 0x1234;
+}
+
+/* Mostly good frames, kernel ones where the sample puts them. */
+static uint64_t rb_frame_at(bool kernel)
+{
+	struct stackid_frame k = { .status = STACKID_FRAME_KERNEL, .bid = 1 };
+	struct stackid_frame u = { .status = STACKID_FRAME_VALID, .bid = 1 };
+
+	if (rb_rand(4))
+		return stackid_frame_pack(kernel ? &k : &u);
+	return rb_frame();
+}
+
+static unsigned int rb_flags(unsigned int nr_kernel)
+{
+	static const unsigned int f[] = {
+		STACKID_SF_USER, STACKID_SF_KERNEL,
+		STACKID_SF_KERNEL | STACKID_SF_KTHREAD,
+		STACKID_SF_USER | STACKID_SF_KERNEL, 0,
+	};
+
+	return rb_rand(3) ? (nr_kernel ? STACKID_SF_KERNEL : STACKID_SF_USER)
+			  : f[rb_rand(ARRAY_SIZE(f))];
+}
+
+static void test_rebuilt_check(void)
+{
+	static uint64_t prev[(sizeof(struct stackid_sample) + 16 * 8) / 8];
+	static uint64_t delta[(sizeof(struct stackid_sample_delta) + 16 * 8) / 8];
+	static uint64_t out[DELTAS_SAMPLE_MAX / 8];
+	static struct stackid_delta_base b;
+	struct stackid_sample *p = (void *)prev;
+	struct stackid_sample_delta *d = (void *)delta;
+	unsigned long tried = 0, good = 0, bad = 0, differ = 0, moved = 0;
+	struct deltas ds = { 0 };
+	const char *why;
+	unsigned int i, k, pn, n;
+	bool whole, quick;
+
+	for (i = 0; i < 400000; i++) {
+		pn = rb_rand(13);
+		memset(prev, 0, sizeof(prev));
+		p->hdr.size = sizeof(*p) + pn * 8;
+		p->hdr.type = STACKID_REC_SAMPLE_PACKED;
+		p->hdr.abi_major = STACKID_ABI_MAJOR;
+		p->ring = 1;
+		p->nr_frames = pn;
+		p->nr_kernel = rb_rand(pn + 1);
+		p->flags = rb_flags(p->nr_kernel);
+		for (k = 0; k < pn; k++)
+			prev[sizeof(*p) / 8 + k] = rb_frame_at(k < p->nr_kernel);
+		if (stackid_record_check(p, p->hdr.size) <= 0)
+			continue;
+
+		n = rb_rand(13);
+		memset(delta, 0, sizeof(delta));
+		d->hdr.type = STACKID_REC_SAMPLE_DELTA;
+		d->hdr.abi_major = STACKID_ABI_MAJOR;
+		d->ring = 1;
+		d->nr_frames = n;
+		d->nr_same = rb_rand((n < pn ? n : pn) + 1);
+		d->nr_kernel = rb_rand(n + 1);
+		d->flags = rb_flags(d->nr_kernel);
+		d->hdr.size = sizeof(*d) + (n - d->nr_same) * 8;
+		for (k = 0; k < n - d->nr_same; k++)
+			delta[sizeof(*d) / 8 + k] = rb_frame_at(k < d->nr_kernel);
+		if (stackid_record_check(d, d->hdr.size) <= 0)
+			continue;
+
+		/* the whole check, as deltas_take() did it before */
+		stackid_delta_forget(&b);
+		stackid_delta_take(&b, p, prev + sizeof(*p) / 8, false);
+		if (stackid_delta_expand(&b, d, out, &why))
+			continue;
+		whole = stackid_record_check(out, sizeof(out)) > 0;
+		/* deltas_take()'s */
+		deltas_forget_all(&ds);
+		if (!deltas_take(&ds, p, &why))
+			break;
+		quick = deltas_take(&ds, d, &why) != NULL;
+		tried++;
+		good += whole;
+		bad += !whole;
+		differ += whole != quick;
+		/* previous frames now in a place of the other kind */
+		for (k = 0; k < d->nr_same; k++)
+			if ((n - d->nr_same + k < d->nr_kernel) !=
+			    (pn - d->nr_same + k < p->nr_kernel))
+				break;
+		moved += k < d->nr_same;
+	}
+	deltas_free(&ds);
+	tap_ok(i == 400000 && !differ && good > 10000 && bad > 10000 &&
+	       moved > 10000,
+	       "a rebuilt delta sample checked in part: %lu of %lu agree with "
+	       "the whole check (%lu good, %lu bad, %lu that move the previous "
+	       "sample's frames between kernel and user places)",
+	       tried - differ, tried, good, bad, moved);
+}
+
 int main(void)
 {
 	int fd = mkstemp(capfile);
@@ -2630,6 +2765,7 @@ int main(void)
 	test_modes();
 	test_max_size_replay();
 	test_delta();
+	test_rebuilt_check();
 	test_rotate_error();
 	test_capdir();
 	test_unwind();
