@@ -32,7 +32,9 @@ struct deltas {
 
 /*
  * Take in @rec, a record of ABI 2 that passed stackid_record_check(), in
- * the order of its ring. Returns the record to use in its place: @rec,
+ * the order of its ring: that it did is relied on, since a rebuilt
+ * sample is checked only where it differs from what was checked before
+ * (stackid_record_check_rebuilt()). Returns the record to use in its place: @rec,
  * or for a delta sample the STACKID_REC_SAMPLE_PACKED it stands for (in
  * @d, until the next call), or NULL with *@why set if that cannot be
  * rebuilt (no sample before it in its ring, or what it stands for fails

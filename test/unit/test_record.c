@@ -2643,15 +2643,25 @@ static uint64_t rb_frame(void)
 	return i < ARRAY_SIZE(pool) ? stackid_frame_pack(&pool[i]) : 0x1234;
 }
 
-/* Mostly good frames, kernel ones where the sample puts them. */
-static uint64_t rb_frame_at(bool kernel)
+/*
+ * Mostly good frames, kernel ones where the sample puts them; one in
+ * four from rb_frame(), one in @depth in a sample deeper than 12 frames
+ * (so that about half of those have no bad frame).
+ */
+static uint64_t rb_frame_at(bool kernel, unsigned int depth)
 {
 	struct stackid_frame k = { .status = STACKID_FRAME_KERNEL, .bid = 1 };
 	struct stackid_frame u = { .status = STACKID_FRAME_VALID, .bid = 1 };
 
-	if (rb_rand(4))
+	if (rb_rand(depth > 12 ? depth : 4))
 		return stackid_frame_pack(kernel ? &k : &u);
 	return rb_frame();
+}
+
+/* A kernel frame count for @n frames: often a few, else any. */
+static unsigned int rb_kernel(unsigned int n)
+{
+	return rb_rand(2) ? rb_rand((n < 8 ? n : 8) + 1) : rb_rand(n + 1);
 }
 
 static unsigned int rb_flags(unsigned int nr_kernel)
@@ -2666,79 +2676,103 @@ static unsigned int rb_flags(unsigned int nr_kernel)
 			  : f[rb_rand(ARRAY_SIZE(f))];
 }
 
+/* A depth: mostly a few frames, one in eight up to one past the most. */
+static unsigned int rb_depth(void)
+{
+	return rb_rand(8) ? rb_rand(13) : rb_rand(STACKID_MAX_DEPTH + 2);
+}
+
 static void test_rebuilt_check(void)
 {
-	static uint64_t prev[(sizeof(struct stackid_sample) + 16 * 8) / 8];
-	static uint64_t delta[(sizeof(struct stackid_sample_delta) + 16 * 8) / 8];
+	enum { MAXF = STACKID_MAX_DEPTH + 1 };
+	static uint64_t prev[(sizeof(struct stackid_sample) + MAXF * 8) / 8];
+	static uint64_t delta[(sizeof(struct stackid_sample_delta) +
+			       MAXF * 8) / 8];
 	static uint64_t out[DELTAS_SAMPLE_MAX / 8];
 	static struct stackid_delta_base b;
-	struct stackid_sample *p = (void *)prev;
+	struct stackid_sample *p = (void *)prev, *o = (void *)out;
 	struct stackid_sample_delta *d = (void *)delta;
 	unsigned long tried = 0, good = 0, bad = 0, differ = 0, moved = 0;
+	unsigned long chained = 0, deep = 0;
 	struct deltas ds = { 0 };
+	unsigned int i, k, step, pn, n, cur;
 	const char *why;
-	unsigned int i, k, pn, n;
 	bool whole, quick;
 
-	for (i = 0; i < 400000; i++) {
-		pn = rb_rand(13);
+	for (i = 0; i < 200000; i++) {
+		pn = rb_depth();
 		memset(prev, 0, sizeof(prev));
 		p->hdr.size = sizeof(*p) + pn * 8;
 		p->hdr.type = STACKID_REC_SAMPLE_PACKED;
 		p->hdr.abi_major = STACKID_ABI_MAJOR;
 		p->ring = 1;
 		p->nr_frames = pn;
-		p->nr_kernel = rb_rand(pn + 1);
+		p->nr_kernel = rb_kernel(pn);
 		p->flags = rb_flags(p->nr_kernel);
 		for (k = 0; k < pn; k++)
-			prev[sizeof(*p) / 8 + k] = rb_frame_at(k < p->nr_kernel);
+			prev[sizeof(*p) / 8 + k] =
+				rb_frame_at(k < p->nr_kernel, pn);
+		/* only a sample that passed the check becomes a ring's base */
 		if (stackid_record_check(p, p->hdr.size) <= 0)
 			continue;
-
-		n = rb_rand(13);
-		memset(delta, 0, sizeof(delta));
-		d->hdr.type = STACKID_REC_SAMPLE_DELTA;
-		d->hdr.abi_major = STACKID_ABI_MAJOR;
-		d->ring = 1;
-		d->nr_frames = n;
-		d->nr_same = rb_rand((n < pn ? n : pn) + 1);
-		d->nr_kernel = rb_rand(n + 1);
-		d->flags = rb_flags(d->nr_kernel);
-		d->hdr.size = sizeof(*d) + (n - d->nr_same) * 8;
-		for (k = 0; k < n - d->nr_same; k++)
-			delta[sizeof(*d) / 8 + k] = rb_frame_at(k < d->nr_kernel);
-		if (stackid_record_check(d, d->hdr.size) <= 0)
-			continue;
-
-		/* the whole check, as deltas_take() did it before */
 		stackid_delta_forget(&b);
 		stackid_delta_take(&b, p, prev + sizeof(*p) / 8, false);
-		if (stackid_delta_expand(&b, d, out, &why))
-			continue;
-		whole = stackid_record_check(out, sizeof(out)) > 0;
-		/* deltas_take()'s */
 		deltas_forget_all(&ds);
 		if (!deltas_take(&ds, p, &why))
 			break;
-		quick = deltas_take(&ds, d, &why) != NULL;
-		tried++;
-		good += whole;
-		bad += !whole;
-		differ += whole != quick;
-		/* previous frames now in a place of the other kind */
-		for (k = 0; k < d->nr_same; k++)
-			if ((n - d->nr_same + k < d->nr_kernel) !=
-			    (pn - d->nr_same + k < p->nr_kernel))
+		cur = pn;
+		/* deltas in a row: the base becomes a rebuilt sample */
+		for (step = 0; step < 4; step++) {
+			n = cur > 12 && rb_rand(2) ? cur - 3 + rb_rand(7) :
+						     rb_depth();
+			memset(delta, 0, sizeof(delta));
+			d->hdr.type = STACKID_REC_SAMPLE_DELTA;
+			d->hdr.abi_major = STACKID_ABI_MAJOR;
+			d->ring = 1;
+			d->nr_frames = n;
+			k = n < cur ? n : cur;
+			d->nr_same = k > 3 && rb_rand(2) ? k - rb_rand(4) :
+							   rb_rand(k + 1);
+			d->nr_kernel = rb_kernel(n);
+			d->flags = rb_flags(d->nr_kernel);
+			d->hdr.size = sizeof(*d) + (n - d->nr_same) * 8;
+			for (k = 0; k < n - d->nr_same; k++)
+				delta[sizeof(*d) / 8 + k] =
+					rb_frame_at(k < d->nr_kernel, n);
+			if (stackid_record_check(d, d->hdr.size) <= 0)
+				continue;
+			/* the whole check, as deltas_take() did it before */
+			whole = !stackid_delta_expand(&b, d, out, &why) &&
+				stackid_record_check(out, sizeof(out)) > 0;
+			/* deltas_take()'s */
+			quick = deltas_take(&ds, d, &why) != NULL;
+			tried++;
+			good += whole;
+			bad += !whole;
+			differ += whole != quick;
+			chained += step && whole;
+			deep += whole && n > 64;
+			/* kept frames now in a place of the other kind */
+			for (k = 0; k < d->nr_same; k++)
+				if ((n - d->nr_same + k < d->nr_kernel) !=
+				    (cur - d->nr_same + k <
+				     stackid_delta_prev(&b)->nr_kernel))
+					break;
+			moved += k < d->nr_same;
+			if (!whole || !quick)
 				break;
-		moved += k < d->nr_same;
+			stackid_delta_take(&b, o, out + sizeof(*o) / 8, true);
+			cur = n;
+		}
 	}
 	deltas_free(&ds);
-	tap_ok(i == 400000 && !differ && good > 10000 && bad > 10000 &&
-	       moved > 10000,
+	tap_ok(!differ && good > 10000 && bad > 10000 && moved > 10000 &&
+	       chained > 1000 && deep > 1000,
 	       "a rebuilt delta sample checked in part: %lu of %lu agree with "
-	       "the whole check (%lu good, %lu bad, %lu that move the previous "
-	       "sample's frames between kernel and user places)",
-	       tried - differ, tried, good, bad, moved);
+	       "the whole check (%lu good, %lu bad; %lu that move kept frames "
+	       "between kernel and user places, %lu on a rebuilt sample, %lu "
+	       "of more than 64 frames)",
+	       tried - differ, tried, good, bad, moved, chained, deep);
 }
 
 int main(void)
