@@ -31,11 +31,11 @@
  *   sidcheck buildid FILE PID HEX MINPCT
  *       frame 0 of PID's samples: valid frames must carry exactly build-id
  *       HEX; at least MINPCT % must be valid
- *   sidcheck rate FILE PID [GAPS]
+ *   sidcheck rate FILE PID [GAPS [MIN_US]]
  *                               PID's samples per second (per second it
  *                               ran, with spinclock's GAPS), and the
  *                               median time between two of them that
- *                               holds no gap
+ *                               holds no gap of MIN_US or more
  *   sidcheck spinclock FILE     spin; on SIGTERM write to FILE when it
  *                               did not run (prints its pid first)
  *   sidcheck walkstop FILE PID [fault]  PID's samples: delivered, depth
@@ -770,12 +770,12 @@ static int cmd_spinclock(int argc, char **argv)
 }
 
 /*
- * rate FILE PID [GAPS]: "N RATE" of PID's samples, RATE per second from
- * the first to the last; with GAPS (spinclock's file: "START END" lines
- * in time order), per second that PID ran in that span, then "RUN_S
- * GAPS_IN_SPAN MEDIAN_US CLEAN": MEDIAN_US the median time from one of
- * PID's samples to the next over the CLEAN such intervals that hold no
- * gap (0 if none).
+ * rate FILE PID [GAPS [MIN_US]]: "N RATE" of PID's samples, RATE per
+ * second from the first to the last; with GAPS (spinclock's file: "START
+ * END" lines in time order), per second that PID ran in that span, then
+ * "RUN_S GAPS_IN_SPAN MEDIAN_US CLEAN": MEDIAN_US the median time from
+ * one of PID's samples to the next over the CLEAN such intervals that
+ * hold no gap of MIN_US (default 0) or more (0 if none).
  */
 static int cmp_u64(const void *a, const void *b)
 {
@@ -787,7 +787,7 @@ static int cmp_u64(const void *a, const void *b)
 
 static int cmd_rate(int argc, char **argv)
 {
-	unsigned long long first, last, a, b, off = 0, ngap = 0;
+	unsigned long long first, last, a, b, off = 0, ngap = 0, min_ns = 0;
 	unsigned long long *t = NULL, (*gap)[2] = NULL;
 	unsigned long n = 0, cap = 0, ng = 0, gcap = 0, i, k, clean = 0;
 	const struct stackid_sample *s;
@@ -799,10 +799,12 @@ static int cmd_rate(int argc, char **argv)
 	char *buf;
 	FILE *g;
 
-	if (argc != 3 && argc != 4)
+	if (argc < 3 || argc > 5)
 		return 2;
 	buf = load(argv[1], &len);
 	pid = strtoul(argv[2], NULL, 0);
+	if (argc == 5)
+		min_ns = strtoull(argv[4], NULL, 0) * 1000;
 	iter_init(&it, buf, len);
 	for_each_sample(d, it) {
 		s = d.s;
@@ -830,14 +832,16 @@ static int cmd_rate(int argc, char **argv)
 	if (!g)
 		return 2;
 	while (fscanf(g, "%llu %llu", &a, &b) == 2) {
-		if (ng == gcap) {
-			gcap = gcap ? 2 * gcap : 1024;
-			gap = realloc(gap, gcap * sizeof(*gap));
-			if (!gap)
-				return 2;
+		if (b - a >= min_ns) {
+			if (ng == gcap) {
+				gcap = gcap ? 2 * gcap : 1024;
+				gap = realloc(gap, gcap * sizeof(*gap));
+				if (!gap)
+					return 2;
+			}
+			gap[ng][0] = a;
+			gap[ng++][1] = b;
 		}
-		gap[ng][0] = a;
-		gap[ng++][1] = b;
 		if (a < first)
 			a = first;
 		if (b > last)
@@ -849,7 +853,7 @@ static int cmd_rate(int argc, char **argv)
 	}
 	fclose(g);
 	run = n > 1 ? (double)(last - first - off) / 1e9 : 0;
-	/* the intervals that no gap overlaps, in place of t[] */
+	/* the intervals that no gap of min_ns overlaps, in place of t[] */
 	for (i = 0, k = 0; i + 1 < n; i++) {
 		while (k < ng && gap[k][1] <= t[i])
 			k++;
