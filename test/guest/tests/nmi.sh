@@ -35,8 +35,12 @@ export LD_LIBRARY_PATH=/tmp/tw
 spawn /stackid/truncwrite /tmp/tw/libtrunc.so
 tw=$pid
 unset LD_LIBRARY_PATH
-# in a system call nearly all the time: the kernel-frame walk runs in NMI
-spawn /stackid/sysloop getppid
+# in a system call nearly all the time: the kernel-frame walk runs in NMI.
+# On CPU 0: the monitor's NMIs are taken there far more than on CPU 1
+# (the loop alone on CPU 0 for 4 s: 2,359 samples; on CPU 1: 37; 5.10
+# line, 2026-12-06), and a loop that the scheduler kept on CPU 1 had too
+# few samples for the check below.
+spawn taskset 1 /stackid/sysloop getppid
 sl=$pid
 # record_nmi OUT WANT MIN MS: record OUT as record() does, at 11 Hz
 # cpu-clock (nearly every sample an NMI one), for MS ms, or stopped
@@ -65,19 +69,28 @@ echo "# nmi-start"
 record_nmi /tmp/nmi 2000 8000 20000
 # The kernel-frame check below needs the getppid loop to have run while
 # NMIs came: 691 to 4,968 of its kernel frames a recording on the lines
-# of two CI runs, but once (the debug line of a warm CI run, 2026-12-04,
-# the host busy) 79: 19 of its samples among 2,745, why not known. Such
-# a recording is said, with the loop's state and CPU time, and the loop
-# is recorded once more, the other programs still running; the check
-# then holds that recording to the same bounds.
+# of two CI runs, but twice far fewer before the loop was held to CPU 0:
+# 79 (19 of its samples among 2,745; the debug line of a warm CI run,
+# 2026-12-04) and 23 (11 of 3,162; the 5.10 line of a cold one,
+# 2026-12-06). A recording with fewer than 100 is said, with the loop's
+# state and CPU time, and the loop is recorded again, up to three times,
+# with the other programs stopped: the check holds all its recordings
+# together to the same bounds.
 $S kcount /tmp/nmi.rec "$sl" >/tmp/nmi.k
 kf=$(sed -n 's/^kframes //p' /tmp/nmi.k)
-if [ "${kf:-0}" -lt 100 ]; then
-	st=$(cut -d' ' -f3,14,15 /proc/"$sl"/stat 2>/dev/null) || st=gone
-	echo "#   the getppid loop: ${kf:-no} kernel frames, $(sed -n 's/^samples //p' /tmp/nmi.k) samples; state, utime, stime: $st; wchan $(cat /proc/"$sl"/wchan 2>/dev/null); recording it again"
-	record_nmi /tmp/nmik 1000 4000 20000
-	$S kcount /tmp/nmik.rec "$sl" >/tmp/nmi.k
-fi
+kn=$(sed -n 's/^knamed //p' /tmp/nmi.k)
+kf=${kf:-0} kn=${kn:-0} try=0
+while [ "$kf" -lt 100 ] && [ $try -lt 3 ]; do
+	st=$(cut -d' ' -f3,14,15,39 /proc/"$sl"/stat 2>/dev/null) || st=gone
+	echo "#   the getppid loop: $kf kernel frames so far, $(sed -n 's/^samples //p' /tmp/nmi.k) samples in the last recording; state, utime, stime, CPU: $st; wchan $(cat /proc/"$sl"/wchan 2>/dev/null); recording it again alone"
+	kill -STOP $g $gf $c64 $c32 $d $tw
+	record_nmi /tmp/nmik$try 1000 4000 20000
+	kill -CONT $g $gf $c64 $c32 $d $tw
+	$S kcount /tmp/nmik$try.rec "$sl" >/tmp/nmi.k
+	f=$(sed -n 's/^kframes //p' /tmp/nmi.k)
+	k=$(sed -n 's/^knamed //p' /tmp/nmi.k)
+	kf=$((kf + ${f:-0})) kn=$((kn + ${k:-0})) try=$((try + 1))
+done
 # mmap_lock's tracepoints (5.11+) name the memory cgroup with a
 # spinlock: with them on, the handler must not take the mm lock in NMI
 # (lockdep on the debug kernel reports a lock taken there). Samples then
@@ -114,10 +127,8 @@ grep '^stat \(samples\|delivered\|dropped_nested\|dropped_no_mm\|deferred\|defer
 $S chain /tmp/nmi.rec "$c64" chain64 /stackid/expect/chain64 50 all
 $S walkstop /tmp/nmi.rec "$gf" fault
 sed 's/^/# kcount /' /tmp/nmi.k
-kf=$(sed -n 's/^kframes //p' /tmp/nmi.k)
-kn=$(sed -n 's/^knamed //p' /tmp/nmi.k)
-check "NMI: kernel stacks walked and named ($kn of $kf frames of the getppid loop)" \
-	test "${kf:-0}" -ge 100 -a "${kn:-0}" -ge $((${kf:-0} * 99 / 100))
+check "NMI: kernel stacks walked and named ($kn of $kf frames of the getppid loop; recordings: $((try + 1)))" \
+	test "$kf" -ge 100 -a "$kn" -ge $((kf * 99 / 100))
 if [ -f /proc/lockdep_stats ]; then
 	check "lockdep still checking after the NMI test (debug_locks 1)" \
 		grep -q 'debug_locks: *1' /proc/lockdep_stats
