@@ -34,11 +34,12 @@ struct deltas {
  * Take in @rec, a record of ABI 2 that passed stackid_record_check(), in
  * the order of its ring: that it did is relied on, since a rebuilt
  * sample is checked only where it differs from what was checked before
- * (stackid_record_check_rebuilt()). Returns the record to use in its place: @rec,
- * or for a delta sample the STACKID_REC_SAMPLE_PACKED it stands for (in
- * @d, until the next call), or NULL with *@why set if that cannot be
- * rebuilt (no sample before it in its ring, or what it stands for fails
- * the sample checks): the ring then has no previous sample.
+ * (stackid_record_check_rebuilt()). Returns the record to use in its
+ * place: @rec, or for a delta sample the STACKID_REC_SAMPLE_PACKED it
+ * stands for (in @d, until the next call), or NULL with *@why set if
+ * that cannot be rebuilt (no sample before it in its ring, or what it
+ * stands for fails the sample checks): the ring then has no previous
+ * sample.
  */
 const void *deltas_take(struct deltas *d, const void *rec, const char **why);
 
