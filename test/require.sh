@@ -32,7 +32,8 @@ c=$(free_mb "$STACKID_CACHE")
 
 # Debian packages, from test/packages.d/.
 missing=""
-for p in $(cat "$top"/test/packages.d/*.txt | sed 's/#.*//'); do
+for p in $(sed 's/#.*//' "$top"/test/packages.d/*.txt | tr -s ' \t' '\n\n' |
+	awk 'NF && !seen[$0]++'); do
 	[ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" = \
 		"install ok installed" ] || missing="$missing $p"
 done
