@@ -32,25 +32,35 @@
 #include "elfnote.h"
 #include "cfi.h"
 
-/* Where the bytes come from: a file (pread) or memory. */
+/*
+ * Where the bytes come from: a file (pread) or memory. A file's small
+ * reads (headers, notes, section names: a dozen or more of them, most
+ * near its start) are served from a window of SRC_WIN bytes read at
+ * once, so that a small library costs one pread() instead of about
+ * twenty (each a guest exit under a hypervisor); larger reads (the
+ * sections) go straight to the file.
+ */
+#define SRC_WIN		(64U << 10)
+#define SRC_SMALL	4096U
+#define SRC_ALIGN	4096U
+
+struct src_win {
+	unsigned char *buf;		/* SRC_WIN bytes, or NULL */
+	uint64_t off;			/* file offset of buf[0] */
+	size_t len;			/* bytes valid in buf */
+};
+
 struct src {
 	int fd;
 	const unsigned char *buf;
 	uint64_t size;
+	struct src_win *win;		/* a file's window, or NULL */
 };
 
-static int src_read(const struct src *s, uint64_t off, void *out, size_t len)
+static int pread_all(int fd, unsigned char *o, size_t len, uint64_t off)
 {
-	unsigned char *o = out;
-
-	if (off > s->size || len > s->size - off)
-		return -ERANGE;
-	if (s->buf) {
-		memcpy(out, s->buf + off, len);
-		return 0;
-	}
 	while (len) {
-		ssize_t n = pread(s->fd, o, len, off);
+		ssize_t n = pread(fd, o, len, off);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -62,6 +72,41 @@ static int src_read(const struct src *s, uint64_t off, void *out, size_t len)
 		off += n;
 		len -= n;
 	}
+	return 0;
+}
+
+static int src_read(const struct src *s, uint64_t off, void *out, size_t len)
+{
+	struct src_win *w = s->win;
+	uint64_t start;
+	int ret;
+
+	if (off > s->size || len > s->size - off)
+		return -ERANGE;
+	if (s->buf) {
+		memcpy(out, s->buf + off, len);
+		return 0;
+	}
+	if (!w || len > SRC_SMALL)
+		return pread_all(s->fd, out, len, off);
+	if (!w->buf || off < w->off || off + len > w->off + w->len) {
+		/* off + len <= start + 2 * SRC_ALIGN <= start + SRC_WIN */
+		if (!w->buf) {
+			w->buf = malloc(SRC_WIN);
+			if (!w->buf)
+				return pread_all(s->fd, out, len, off);
+		}
+		start = off & ~(uint64_t)(SRC_ALIGN - 1);
+		w->off = start;
+		w->len = s->size - start < SRC_WIN ? s->size - start : SRC_WIN;
+		ret = pread_all(s->fd, w->buf, w->len, start);
+		if (ret) {
+			/* shrunk under us, perhaps not below these bytes */
+			w->len = 0;
+			return pread_all(s->fd, out, len, off);
+		}
+	}
+	memcpy(out, w->buf + (off - w->off), len);
 	return 0;
 }
 
@@ -1504,7 +1549,9 @@ int cfi_compile_fd_id(int fd, const uint8_t *id, size_t id_len,
 		      struct cfi_table *t)
 {
 	struct stat st;
-	struct src s = { .fd = fd };
+	struct src_win w = { 0 };
+	struct src s = { .fd = fd, .win = &w };
+	int ret;
 
 	memset(t, 0, sizeof(*t));
 	if (fstat(fd, &st))
@@ -1512,7 +1559,9 @@ int cfi_compile_fd_id(int fd, const uint8_t *id, size_t id_len,
 	if (!S_ISREG(st.st_mode))
 		return -ENOEXEC;
 	s.size = st.st_size;
-	return compile(&s, t, id, id_len);
+	ret = compile(&s, t, id, id_len);
+	free(w.buf);
+	return ret;
 }
 
 int cfi_compile_fd(int fd, struct cfi_table *t)

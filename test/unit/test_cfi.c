@@ -32,6 +32,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include "tool/cfi.h"
@@ -388,11 +389,55 @@ static void test_rules32(void)
 	}
 }
 
+/* The same result, row for row and count for count. */
+static bool same_table(int ra, const struct cfi_table *a, int rb,
+		       const struct cfi_table *b)
+{
+	return ra == rb && a->nr_rows == b->nr_rows &&
+	       (!a->nr_rows || !memcmp(a->rows, b->rows,
+				       a->nr_rows * sizeof(*a->rows))) &&
+	       a->build_id_len == b->build_id_len &&
+	       !memcmp(a->build_id, b->build_id, sizeof(a->build_id)) &&
+	       a->elf32 == b->elf32 && a->eh_frame == b->eh_frame &&
+	       a->debug_frame == b->debug_frame &&
+	       a->truncated == b->truncated && a->fdes == b->fdes &&
+	       a->fdes_debug == b->fdes_debug && a->fdes_bad == b->fdes_bad &&
+	       a->fdes_partial == b->fdes_partial &&
+	       a->fdes_overlap == b->fdes_overlap &&
+	       a->fdes_unmapped == b->fdes_unmapped;
+}
+
+/*
+ * Compile @len bytes of @p from memory, and from a file (memfd) holding
+ * them: the file's reads go through the compiler's window, so both must
+ * give the same. -1001: they differ.
+ */
+static int buf_and_fd(const unsigned char *p, size_t len, struct cfi_table *t)
+{
+	struct cfi_table t2;
+	int ret = cfi_compile_buf(p, len, t), ret2 = -1001;
+	int fd = memfd_create("stackid-cfi", MFD_CLOEXEC);
+
+	if (fd >= 0 && (size_t)pwrite(fd, p, len, 0) == len) {
+		ret2 = cfi_compile_fd(fd, &t2);
+		if (!same_table(ret, t, ret2, &t2))
+			ret2 = -1001;
+		else
+			ret2 = ret;
+		cfi_table_free(&t2);
+	}
+	if (fd >= 0)
+		close(fd);
+	return ret2;
+}
+
 /* Compile @len bytes of @p; must return (the sanitizers watch). */
 static int hostile(const unsigned char *p, size_t len, struct cfi_table *t)
 {
-	int ret = cfi_compile_buf(p, len, t);
+	int ret = buf_and_fd(p, len, t);
 
+	if (ret == -1001)
+		return -1000;
 	if (!ret && !well_formed(t))
 		ret = -1000;
 	return ret;
@@ -429,7 +474,8 @@ static void test_hostile(void)
 		cfi_table_free(&t);
 	}
 	tap_ok(!bad, "truncated files and .eh_frame: no crash, well-formed "
-	       "rows or an error (%zu + %zu cuts)", n, eh.n);
+	       "rows or an error, the same from a file (%zu + %zu cuts)",
+	       n, eh.n);
 
 	/* the FDE's CIE pointer at itself, at the other FDE, beyond 0 */
 	bad = 0;
@@ -940,8 +986,27 @@ static size_t check_file(const char *name, const char *path,
 
 	*nplt = 0;
 	ret = fd < 0 ? -errno : cfi_compile_fd(fd, t);
-	if (fd >= 0)
+	if (fd >= 0) {
+		/* the file's reads (through the window) against memory's */
+		struct stat st;
+		struct cfi_table tb;
+		unsigned char *all = NULL;
+		int retb = -1001;
+
+		if (!fstat(fd, &st) && (all = malloc(st.st_size + 1)) &&
+		    pread(fd, all, st.st_size, 0) == st.st_size) {
+			retb = cfi_compile_buf(all, st.st_size, &tb);
+			tap_ok(same_table(ret, t, retb, &tb), "%s: the same "
+			       "table from the file as from memory (%lld "
+			       "bytes, %u rows)", name, (long long)st.st_size,
+			       tb.nr_rows);
+			cfi_table_free(&tb);
+		} else {
+			tap_ok(0, "%s: read whole", name);
+		}
+		free(all);
 		close(fd);
+	}
 	if (!tap_ok(!ret && well_formed(t) && t->elf32 == is32, "%s: compiled (%d: %s), %u rows, "
 		    "%zu bytes, %u FDEs", name, ret, ret ? cfi_strerror(ret) : "ok",
 		    t->nr_rows, (size_t)t->nr_rows * 8, t->fdes))
