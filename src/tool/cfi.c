@@ -37,17 +37,20 @@
  * reads (headers, notes, section names: a dozen or more of them, most
  * near its start) are served from a window of SRC_WIN bytes read at
  * once, so that a small library costs one pread() instead of about
- * twenty (each a guest exit under a hypervisor); larger reads (the
+ * twenty (each a syscall, costly in a TCG guest); larger reads (the
  * sections) go straight to the file.
  */
 #define SRC_WIN		(64U << 10)
 #define SRC_SMALL	4096U
 #define SRC_ALIGN	4096U
+/* a small read from a window filled at its offset rounded down fits */
+_Static_assert(SRC_SMALL + SRC_ALIGN - 1 <= SRC_WIN, "window too small");
 
 struct src_win {
 	unsigned char *buf;		/* SRC_WIN bytes, or NULL */
 	uint64_t off;			/* file offset of buf[0] */
 	size_t len;			/* bytes valid in buf */
+	bool off_;			/* a fill failed: read directly */
 };
 
 struct src {
@@ -87,10 +90,9 @@ static int src_read(const struct src *s, uint64_t off, void *out, size_t len)
 		memcpy(out, s->buf + off, len);
 		return 0;
 	}
-	if (!w || len > SRC_SMALL)
+	if (!w || w->off_ || len > SRC_SMALL)
 		return pread_all(s->fd, out, len, off);
 	if (!w->buf || off < w->off || off + len > w->off + w->len) {
-		/* off + len <= start + 2 * SRC_ALIGN <= start + SRC_WIN */
 		if (!w->buf) {
 			w->buf = malloc(SRC_WIN);
 			if (!w->buf)
@@ -101,8 +103,12 @@ static int src_read(const struct src *s, uint64_t off, void *out, size_t len)
 		w->len = s->size - start < SRC_WIN ? s->size - start : SRC_WIN;
 		ret = pread_all(s->fd, w->buf, w->len, start);
 		if (ret) {
-			/* shrunk under us, perhaps not below these bytes */
+			/*
+			 * shrunk under us, perhaps not below these bytes: this
+			 * read and the rest as without a window
+			 */
 			w->len = 0;
+			w->off_ = true;
 			return pread_all(s->fd, out, len, off);
 		}
 	}
