@@ -50,7 +50,7 @@ struct src_win {
 	unsigned char *buf;		/* SRC_WIN bytes, or NULL */
 	uint64_t off;			/* file offset of buf[0] */
 	size_t len;			/* bytes valid in buf */
-	bool off_;			/* a fill failed: read directly */
+	bool failed;			/* a fill failed: read directly */
 };
 
 struct src {
@@ -90,7 +90,7 @@ static int src_read(const struct src *s, uint64_t off, void *out, size_t len)
 		memcpy(out, s->buf + off, len);
 		return 0;
 	}
-	if (!w || w->off_ || len > SRC_SMALL)
+	if (!w || w->failed || len > SRC_SMALL)
 		return pread_all(s->fd, out, len, off);
 	if (!w->buf || off < w->off || off + len > w->off + w->len) {
 		if (!w->buf) {
@@ -108,7 +108,7 @@ static int src_read(const struct src *s, uint64_t off, void *out, size_t len)
 			 * read and the rest as without a window
 			 */
 			w->len = 0;
-			w->off_ = true;
+			w->failed = true;
 			return pread_all(s->fd, out, len, off);
 		}
 	}
