@@ -40,7 +40,8 @@ static unsigned long above_stack(void)
 	}
 	if (f)
 		fclose(f);
-	if (!end || (!gap && end + 4096 > top)) {
+	/* a gap that starts at the top of user space is none */
+	if (!end || end + 4096 > top) {
 		fprintf(stderr, "garbage: no unmapped page above the stack\n");
 		exit(1);
 	}
