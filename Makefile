@@ -312,8 +312,6 @@ demo:
 # Figures, not tests: per-sample cost, cache hit rate, valid-frame rate
 # (in the VM), and the reader's records per second.
 bench:
-	@test/require.sh "make bench"
-	@$(MAKE) --no-print-directory bench-report
 	@test/bench.sh
 
 # Not a test of `make check`: an hour per line of everything at once

@@ -36,4 +36,5 @@ while read -r name kver; do
 	grep -E '^# bench|^not ok' build/bench-$name.log
 	echo "# bench on $name took $(($(date +%s) - t0)) s"
 done < <(kernel_versions)
+make -s --no-print-directory bench-report || rc=1
 exit $rc
