@@ -424,10 +424,7 @@ static int buf_and_fd(const unsigned char *p, size_t len, struct cfi_table *t)
 	}
 	if ((size_t)pwrite(fd, p, len, 0) == len) {
 		ret2 = cfi_compile_fd(fd, &t2);
-		if (!same_table(ret, t, ret2, &t2))
-			ret2 = -1001;
-		else
-			ret2 = ret;
+		ret2 = same_table(ret, t, ret2, &t2) ? ret : -1001;
 		cfi_table_free(&t2);
 	}
 	close(fd);
@@ -994,6 +991,7 @@ static size_t check_file(const char *name, const char *path,
 		struct stat st;
 		struct cfi_table tb;
 		unsigned char *all = NULL;
+		size_t ndiff = 0;
 		int retb = -1001;
 
 		if (!fstat(fd, &st) && (all = malloc(st.st_size + 1)) &&
@@ -1008,16 +1006,15 @@ static size_t check_file(const char *name, const char *path,
 			 * prefixes: windows refilled across the file and cut
 			 * short at its end, where the section headers are
 			 */
-			for (k = 1, bad = 0; k <= 16; k++) {
+			for (k = 1; k <= 16; k++) {
 				size_t cut = k < 16 ? (size_t)st.st_size * k / 16 :
 					     (size_t)st.st_size - 1;
 
-				bad += buf_and_fd(all, cut, &tb) == -1001;
+				ndiff += buf_and_fd(all, cut, &tb) == -1001;
 				cfi_table_free(&tb);
 			}
-			tap_ok(!bad, "%s: 16 prefixes, the same from a file "
-			       "as from memory (%zu differ)", name, bad);
-			bad = 0;
+			tap_ok(!ndiff, "%s: 16 prefixes, the same from a file "
+			       "as from memory (%zu differ)", name, ndiff);
 		} else {
 			tap_ok(0, "%s: read whole", name);
 		}
