@@ -110,6 +110,10 @@
  *       pointer on (the tables the recorder loads as it learns each
  *       file's path: warm-up; at most 3/4 of the leaf's samples); fp
  *       judges all. Prints TAP lines
+ *   sidcheck early FILE PID EXPECT N
+ *       of PID's first N samples by time whose frame 0 is EXPECT's
+ *       first line, how many reach its other lines in order through
+ *       valid frames (as reach); TAP: >= 90 %
  *   sidcheck hows FILE          "how NAME N" (user frames, by how they
  *                               were found) and "stop NAME N" (samples,
  *                               by why their walk stopped) lines
@@ -2119,14 +2123,15 @@ static bool uw_is(const struct dframe *fr, unsigned int i,
 }
 
 /* One line of a sample's user frames: NAME or BUILDID+OFF, and how. */
-static void uw_show(const struct dsample *d, const struct uwexpect *ex,
-		    unsigned int nex, const struct uwpaths *p)
+static void uw_show(FILE *o, const struct dsample *d,
+		    const struct uwexpect *ex, unsigned int nex,
+		    const struct uwpaths *p)
 {
 	static const char hows[] = "FRTS";
 	unsigned int i, k;
 	char h[41];
 
-	printf("#     stop %s:", stackid_stop_name(d->s->stop) ?: "?");
+	fprintf(o, "#     stop %s:", stackid_stop_name(d->s->stop) ?: "?");
 	for (i = 0; i < d->nu && i < 24; i++) {
 		const struct dframe *fr = &d->frames[i];
 		char how = fr->how < 4 ? hows[fr->how] : '?';
@@ -2134,10 +2139,10 @@ static void uw_show(const struct dsample *d, const struct uwexpect *ex,
 		for (k = 0; k < nex && !uw_is(fr, i, &ex[k], p); k++)
 			;
 		if (fr->status != STACKID_FRAME_VALID) {
-			printf(" %#llx(%s,%c)", fr->addr,
+			fprintf(o, " %#llx(%s,%c)", fr->addr,
 			       stackid_ip_reason_name(fr->reason) ?: "?", how);
 		} else if (k < nex) {
-			printf(" %s+%#llx(%c)", ex[k].name,
+			fprintf(o, " %s+%#llx(%c)", ex[k].name,
 			       fr->addr - ex[k].start, how);
 		} else {
 			hex(fr->build_id, fr->len, h);
@@ -2145,11 +2150,28 @@ static void uw_show(const struct dsample *d, const struct uwexpect *ex,
 			for (k = 0; k < p->n; k++)
 				if (!strncmp(p->hex[k], h, 8))
 					break;
-			printf(" %s+%#llx(%c)", k < p->n ? p->base[k] : h,
+			fprintf(o, " %s+%#llx(%c)", k < p->n ? p->base[k] : h,
 			       fr->addr, how);
 		}
 	}
-	printf("%s\n", d->nu > 24 ? " ..." : "");
+	fprintf(o, "%s\n", d->nu > 24 ? " ..." : "");
+}
+
+/* EXPECT's lines into @ex: how many (0: none, or no such file) */
+static unsigned int uw_expect(const char *path, struct uwexpect *ex)
+{
+	unsigned int n = 0;
+	char line[512];
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return 0;
+	while (n < UW_MAX_EXPECT && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%127s %63s %llx %llx", ex[n].name,
+			   ex[n].bid, &ex[n].start, &ex[n].end) == 4)
+			n++;
+	fclose(f);
+	return n;
 }
 
 static int cmd_unwind(int argc, char **argv)
@@ -2169,8 +2191,7 @@ static int cmd_unwind(int argc, char **argv)
 	struct iter it;
 	bool started;
 	size_t len;
-	char *buf, line[512];
-	FILE *f;
+	char *buf;
 
 	if (argc != 6)
 		return 2;
@@ -2186,14 +2207,7 @@ static int cmd_unwind(int argc, char **argv)
 	pid = strtoul(argv[2], NULL, 0);
 	minpct = strtoul(argv[4], NULL, 0);
 	label = strrchr(argv[3], '/') ? strrchr(argv[3], '/') + 1 : argv[3];
-	f = fopen(argv[3], "r");
-	if (!f)
-		return 2;
-	while (nex < UW_MAX_EXPECT && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%127s %63s %llx %llx", ex[nex].name,
-			   ex[nex].bid, &ex[nex].start, &ex[nex].end) == 4)
-			nex++;
-	fclose(f);
+	nex = uw_expect(argv[3], ex);
 	if (!nex)
 		return 2;
 	uw_paths(buf, len, &paths);
@@ -2261,7 +2275,7 @@ static int cmd_unwind(int argc, char **argv)
 					printf("#   %s: warm-up sample %lu "
 					       "(%u frames):\n", label, warm,
 					       d.nu);
-					uw_show(&d, ex, nex, &paths);
+					uw_show(stdout, &d, ex, nex, &paths);
 				}
 				continue;
 			}
@@ -2277,7 +2291,7 @@ static int cmd_unwind(int argc, char **argv)
 			if (!match++) {
 				printf("#   %s: the first sample that passes "
 				       "(%u frames):\n", label, d.nu);
-				uw_show(&d, ex, nex, &paths);
+				uw_show(stdout, &d, ex, nex, &paths);
 			}
 			continue;
 		}
@@ -2285,7 +2299,7 @@ static int cmd_unwind(int argc, char **argv)
 		if (shown++ < 4) {
 			printf("#   %s: a sample that does not pass "
 			       "(%u frames):\n", label, d.nu);
-			uw_show(&d, ex, nex, &paths);
+			uw_show(stdout, &d, ex, nex, &paths);
 		}
 	}
 	printf("# unwind %s (%s): %lu samples of %u in %s, %lu before the "
@@ -2327,6 +2341,107 @@ static int cmd_unwind(int argc, char **argv)
 	printf("%sok - %s: warm-up (tables loaded as the recorder learns "
 	       "the files) %lu of %lu samples, at most three quarters\n",
 	       total && warm * 4 <= leaf * 3 ? "" : "not ", label, warm, leaf);
+	return 0;
+}
+
+/*
+ * early FILE PID EXPECT N: the first N samples of PID, by time, whose
+ * frame 0 is EXPECT's first line: how many reach its other lines in
+ * order, through valid frames (as unwind's reach).
+ */
+struct early {
+	unsigned long long t;
+	bool ok;
+	char show[1024];
+};
+
+static int early_cmp(const void *a, const void *b)
+{
+	const struct early *x = a, *y = b;
+
+	return (x->t > y->t) - (x->t < y->t);
+}
+
+static int cmd_early(int argc, char **argv)
+{
+	static struct uwpaths paths;
+	struct uwexpect ex[UW_MAX_EXPECT];
+	struct early *e = NULL;
+	unsigned long ne = 0, cap = 0, i, n, first, pass = 0, all_pass = 0;
+	unsigned long long t0 = 0;
+	unsigned int nex, pid, j, k;
+	const char *label;
+	struct dsample d;
+	struct iter it;
+	size_t len;
+	char *buf;
+
+	if (argc != 5)
+		return 2;
+	buf = load(argv[1], &len);
+	pid = strtoul(argv[2], NULL, 0);
+	n = strtoul(argv[4], NULL, 0);
+	label = strrchr(argv[3], '/') ? strrchr(argv[3], '/') + 1 : argv[3];
+	nex = uw_expect(argv[3], ex);
+	if (nex < 2 || !n)
+		return 2;
+	uw_paths(buf, len, &paths);
+	iter_init(&it, buf, len);
+	for_each_sample(d, it) {
+		const struct stackid_sample *s = d.s;
+		struct early *x;
+		FILE *m;
+
+		if (!t0 || s->time_ns < t0)
+			t0 = s->time_ns;	/* the recording's first */
+		if (s->tgid != pid || !d.nu ||
+		    !uw_is(&d.frames[0], 0, &ex[0], &paths))
+			continue;
+		if (ne == cap) {
+			cap = cap ? cap * 2 : 256;
+			e = realloc(e, cap * sizeof(*e));
+			if (!e)
+				return 2;
+		}
+		x = &e[ne++];
+		x->t = s->time_ns;
+		for (j = 1, k = 1; k < d.nu && j < nex; k++) {
+			if (d.frames[k].status != STACKID_FRAME_VALID)
+				break;
+			if (uw_is(&d.frames[k], k, &ex[j], &paths))
+				j++;
+		}
+		x->ok = j == nex;
+		all_pass += x->ok;
+		/* what uw_show() prints, kept for the first that fails */
+		x->show[0] = 0;
+		m = fmemopen(x->show, sizeof(x->show), "w");
+		if (m) {
+			uw_show(m, &d, ex, nex, &paths);
+			fclose(m);
+		}
+	}
+	qsort(e, ne, sizeof(*e), early_cmp);
+	first = ne < n ? ne : n;
+	for (i = 0; i < first; i++)
+		pass += e[i].ok;
+	for (i = 0; i < first; i++)
+		if (!e[i].ok) {
+			printf("#   %s: the first that does not reach %s "
+			       "(%lu of the first %lu, +%llu ms):\n%s", label,
+			       ex[nex - 1].name, i + 1, first,
+			       (e[i].t - t0) / 1000000, e[i].show);
+			break;
+		}
+	printf("# early %s: %lu samples of %u in %s, %lu reach %s; of the "
+	       "first %lu (from +%llu to +%llu ms), %lu\n", label, ne, pid,
+	       ex[0].name, all_pass, ex[nex - 1].name, first,
+	       first ? (e[0].t - t0) / 1000000 : 0,
+	       first ? (e[first - 1].t - t0) / 1000000 : 0, pass);
+	printf("%sok - %s: of the first %lu samples in %s, >= 90 %% reach "
+	       "%s (%lu)\n", ne >= n && pass * 10 >= n * 9 ? "" : "not ",
+	       label, n, ex[0].name, ex[nex - 1].name, pass);
+	free(e);
 	return 0;
 }
 
@@ -2911,6 +3026,8 @@ int main(int argc, char **argv)
 		return cmd_unwind(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "hows"))
 		return cmd_hows(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "early"))
+		return cmd_early(argc - 1, argv + 1);
 	fd = dev_open();
 	if (!strcmp(argv[1], "stats"))
 		return print_stats(fd);
