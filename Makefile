@@ -97,7 +97,7 @@ NOFP_BINS := $(foreach m,64 32,$(G)/nofp_chain$(m) $(G)/libnofp_chain$(m).so \
 GUEST_BINS := $(G)/sidcheck $(G)/perfsame $(G)/chain64 $(G)/chain32 $(G)/garbage \
 	$(G)/libchain64.so $(G)/libchain32.so \
 	$(G)/bid8 $(G)/bid16 $(G)/bid20 $(G)/bidfar $(G)/deep \
-	$(G)/libdemo.so $(G)/demo_app $(G)/vhostkick $(G)/libtrunc.so \
+	$(G)/libdemo.so $(G)/demo_app $(G)/fp_qsort $(G)/vhostkick $(G)/libtrunc.so \
 	$(G)/truncwrite $(G)/manylibs $(G)/many/.built $(G)/bench_work \
 	$(G)/libbench.so $(G)/sysloop $(G)/ingest $(G)/bpfstack $(NOFP_BINS)
 guest: $(GUEST_BINS) $(G)/expect $(B)/elfdeps
@@ -130,6 +130,10 @@ $(G)/nofp_bench%: $(GP)/bench_work.c $(G)/libnofp_bench%.so
 		-o $@ $< -L$(G) -lnofp_bench$*
 $(G)/nofp_qsort: $(GP)/qsort_cb.c | $(G)
 	$(CC) $(NOFP) -fPIE -pie $(NOFP_LD) -o $@ $<
+# The qsort callback with frame pointers, in Debian's libc without them
+# (as the demo's): preload.sh.
+$(G)/fp_qsort: $(GP)/qsort_cb.c | $(G)
+	$(CC) $(FP) -fPIE -pie -o $@ $<
 $(G)/nofp_sort: $(GP)/sort_throw.cc | $(G)
 	$(CXX) $(NOFP) -fPIE -pie $(NOFP_LD) -o $@ $<
 
@@ -237,6 +241,11 @@ $(G)/expect: $(GUEST_BINS) test/guest/expect.sh
 		echo "libc @libc.so.6 0 ffffffffffffffff" && \
 		test/guest/expect.sh $(G)/nofp_qsort run $(G)/nofp_qsort main; } \
 		>$@/nofp_qsort
+	# preload.sh: the same with frame pointers, sampled in libc
+	{ echo "libc @libc.so.6 0 ffffffffffffffff" && \
+		test/guest/expect.sh $(G)/fp_qsort run $(G)/fp_qsort main && \
+		m=64 && $(LIBC_START) && \
+		test/guest/expect.sh $(G)/fp_qsort _start; } >$@/fp_qsort
 	test/guest/expect.sh $(G)/nofp_sort _ZZ3runvENKUljjE_clEjj \
 		$(G)/nofp_sort main >$@/nofp_sort.lambda
 	{ echo "libgcc_s @libgcc_s.so.1 0 ffffffffffffffff" && \

@@ -42,7 +42,10 @@ static const char usage[] =
 "loads it into the module, which then walks stacks through code built\n"
 "without frame pointers (`stackid unwind-table FILE` shows one). A file\n"
 "is used only if its build-id is the one named; each build-id is tried\n"
-"once; what came of it is in the statistics.\n"
+"once; what came of it is in the statistics. Before sampling starts,\n"
+"record loads the tables of the system's libc, dynamic loader, libm,\n"
+"libgcc_s and libstdc++: stacks through them are whole from the first\n"
+"sample.\n"
 "\n"
 "Continuous mode: one capture per interval in DIR, named\n"
 "stackid-YYYYMMDDTHHMMSS.uuuuuuZ.cap (UTC start), written as a hidden\n"
@@ -138,7 +141,8 @@ int cmd_record(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	struct record_opts o = { .out = "stackid.cap", .status = -1 };
+	struct record_opts o = { .out = "stackid.cap", .status = -1,
+				  .preload_unwind = true };
 	bool out_set = false;
 	long long v;
 	int ch;

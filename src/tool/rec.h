@@ -103,6 +103,8 @@ struct rec_unwind {
 	size_t qhead, nq, qcap;
 	/* tables loaded, their rows and bytes; not loaded, by reason */
 	uint64_t loaded, rows, bytes, exists;
+	uint64_t preloaded;	/* of loaded: before sampling started */
+	uint64_t preload_ns;	/* the time that took */
 	uint64_t other_root;	/* of loaded: found through another root */
 	uint64_t no_file, mismatch, no_cfi, nospc, other, not_tried;
 };
@@ -209,6 +211,7 @@ void rec_unwind_note(struct rec *r, const void *rec);
 bool rec_unwind_pending(const struct rec *r);
 /* Compile and load queued files for about @slice_ns. */
 void rec_unwind_work(struct rec *r, uint64_t slice_ns);
+void rec_unwind_preload(struct rec *r);
 /* The statistics' lines about them. */
 void rec_unwind_print(struct rec *r);
 void rec_unwind_free(struct rec *r);

@@ -25,6 +25,7 @@
  */
 #define _GNU_SOURCE	/* O_PATH */
 #include <dirent.h>
+#include <link.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -187,11 +188,48 @@ static int compile(const struct rec_unwind_item *it, int pid,
 	return ret;
 }
 
+/* Load @t as build-id @id's table, count; 0 if it was loaded. */
+static int load(struct rec *r, const struct cfi_table *t, const uint8_t *id,
+		uint8_t len, const char *path)
+{
+	struct rec_unwind *u = &r->uw;
+	struct stackid_unwind_table ut = { 0 };
+	int ret;
+
+	ut.rows = (uintptr_t)t->rows;
+	ut.nr_rows = t->nr_rows;
+	ut.build_id_len = len;
+	memcpy(ut.build_id, id, len);
+	while ((ret = r->ops->ioctl(r->fd, STACKID_IOC_ADD_UNWIND, &ut)) < 0 &&
+	       errno == EINTR)
+		;
+	if (!ret) {
+		u->loaded++;
+		u->rows += t->nr_rows;
+		u->bytes += (uint64_t)t->nr_rows * sizeof(*t->rows);
+		return 0;
+	}
+	if (errno == EEXIST) {
+		u->exists++;
+	} else if (errno == ENOSPC) {
+		u->nospc++;
+	} else if (errno == ENOTTY) {
+		off_notice(r);
+	} else {
+		if (!u->other_warned)
+			fprintf(r->err, "stackid: warning: ADD_UNWIND for %s: "
+				"%s (counted at the end)\n", path,
+				strerror(errno));
+		u->other_warned = true;
+		u->other++;
+	}
+	return -1;
+}
+
 /* One path: compile, load, count. */
 static void one(struct rec *r, const struct rec_unwind_item *it)
 {
 	struct rec_unwind *u = &r->uw;
-	struct stackid_unwind_table ut = { 0 };
 	struct cfi_table t;
 	size_t len = strlen(it->path), i;
 	bool other = false;
@@ -234,32 +272,8 @@ static void one(struct rec *r, const struct rec_unwind_item *it)
 		u->no_cfi++;
 		return;
 	}
-	ut.rows = (uintptr_t)t.rows;
-	ut.nr_rows = t.nr_rows;
-	ut.build_id_len = it->len;
-	memcpy(ut.build_id, it->id, it->len);
-	while ((ret = r->ops->ioctl(r->fd, STACKID_IOC_ADD_UNWIND, &ut)) < 0 &&
-	       errno == EINTR)
-		;
-	if (!ret) {
-		u->loaded++;
+	if (!load(r, &t, it->id, it->len, it->path))
 		u->other_root += other;
-		u->rows += t.nr_rows;
-		u->bytes += (uint64_t)t.nr_rows * sizeof(*t.rows);
-	} else if (errno == EEXIST) {
-		u->exists++;
-	} else if (errno == ENOSPC) {
-		u->nospc++;
-	} else if (errno == ENOTTY) {
-		off_notice(r);
-	} else {
-		if (!u->other_warned)
-			fprintf(r->err, "stackid: warning: ADD_UNWIND for %s: "
-				"%s (counted at the end)\n", it->path,
-				strerror(errno));
-		u->other_warned = true;
-		u->other++;
-	}
 	cfi_table_free(&t);
 }
 
@@ -286,6 +300,99 @@ void rec_unwind_work(struct rec *r, uint64_t slice_ns)
 		u->qhead = u->nq = 0;
 }
 
+/*
+ * Before sampling: the tables of the system libraries that nearly every
+ * process maps. Otherwise a stack through them stops there until the
+ * module names their paths and their tables are compiled, the first
+ * tenths of a second of a recording or more (each sample's build-ids are
+ * learnt from the stream). libc and the dynamic loader are found as this
+ * process maps them (on the same system, the very files other processes
+ * map), the others in libc's directory; a container's own copies still
+ * come from the stream. Each is then tried once, as a path from the
+ * stream would be, and the build-id decides which file it is.
+ */
+static const char *const preload_names[] = {
+	"libc.so.6", "ld-linux-x86-64.so.2", "libm.so.6", "libgcc_s.so.1",
+	"libstdc++.so.6",
+};
+#define PRELOAD_MAX	(sizeof(preload_names) / sizeof(preload_names[0]))
+
+struct preload_list {
+	char *path[PRELOAD_MAX];
+};
+
+static int preload_find(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct preload_list *l = arg;
+	const char *base;
+	size_t i;
+
+	(void)size;
+	if (!info->dlpi_name || info->dlpi_name[0] != '/')
+		return 0;
+	base = strrchr(info->dlpi_name, '/') + 1;
+	for (i = 0; i < PRELOAD_MAX; i++)
+		if (!strcmp(base, preload_names[i]) && !l->path[i])
+			l->path[i] = xstrdup(info->dlpi_name);
+	return 0;
+}
+
+/* @l's missing names, in the directory of libc's path */
+static void preload_beside_libc(struct preload_list *l)
+{
+	const char *libc = l->path[0], *slash;
+	size_t i, dir;
+
+	if (!libc)
+		return;
+	slash = strrchr(libc, '/');
+	dir = slash - libc + 1;
+	for (i = 1; i < PRELOAD_MAX; i++) {
+		if (l->path[i])
+			continue;
+		l->path[i] = xmalloc(dir + strlen(preload_names[i]) + 1);
+		memcpy(l->path[i], libc, dir);
+		strcpy(l->path[i] + dir, preload_names[i]);
+	}
+}
+
+void rec_unwind_preload(struct rec *r)
+{
+	struct rec_unwind *u = &r->uw;
+	struct preload_list l = { { NULL } };
+	uint64_t t0 = now_ns();
+	struct cfi_table t;
+	unsigned int before;
+	size_t i;
+	int fd;
+
+	if (!r->o->preload_unwind || r->o->no_unwind || u->off ||
+	    (r->abi & 0xffff) < 2)
+		return;
+	dl_iterate_phdr(preload_find, &l);
+	preload_beside_libc(&l);
+	for (i = 0; i < PRELOAD_MAX; i++) {
+		if (!l.path[i])
+			continue;
+		fd = open_regular(l.path[i], false);
+		if (fd >= 0 && !cfi_compile_fd(fd, &t)) {
+			before = u->tried.n;
+			if (t.build_id_len)
+				intern_bytes(&u->tried, t.build_id,
+					     t.build_id_len);
+			if (u->tried.n != before &&
+			    !load(r, &t, t.build_id, t.build_id_len,
+				  l.path[i]))
+				u->preloaded++;
+			cfi_table_free(&t);
+		}
+		if (fd >= 0)
+			close(fd);
+		free(l.path[i]);
+	}
+	u->preload_ns = now_ns() - t0;
+}
+
 void rec_unwind_print(struct rec *r)
 {
 	struct rec_unwind *u = &r->uw;
@@ -295,6 +402,10 @@ void rec_unwind_print(struct rec *r)
 		return;			/* nothing to say, or said */
 	fprintf(r->err, "  %-24s %12" PRIu64 "  (%" PRIu64 " rows, %" PRIu64
 		" bytes", "unwind tables", u->loaded, u->rows, u->bytes);
+	if (u->preloaded)
+		fprintf(r->err, "; %" PRIu64 " of the system's before "
+			"sampling, in %" PRIu64 " ms", u->preloaded,
+			u->preload_ns / 1000000);
 	if (u->other_root)
 		fprintf(r->err, "; %" PRIu64 " found in another root",
 			u->other_root);

@@ -287,6 +287,7 @@ int record_run(const struct record_opts *o, const struct sysops *ops,
 	if (ret)
 		goto out;
 	r.base = r.prev;
+	rec_unwind_preload(&r);
 	ret = record_enabled(&r);
 	if (!ret)
 		ret = drain_final(&r, &st);

@@ -25,6 +25,8 @@ struct record_opts {
 	uint64_t duration_ns;	/* 0: until SIGINT or SIGTERM */
 	int status;		/* status line: 1 on, 0 off, -1 if a tty */
 	bool no_unwind;		/* load no unwind tables into the module */
+	bool preload_unwind;	/* before sampling, load those of the system
+				 * libraries this process maps (libc, ...) */
 	/* continuous mode (dir set): one capture per rotate_ns in dir */
 	const char *dir;
 	uint64_t rotate_ns;

@@ -97,6 +97,7 @@ static struct fake {
 	bool garbage_done;
 	/* STACKID_IOC_ADD_UNWIND: tables taken, the last one's build-id */
 	int unwind_calls, unwind_errno;
+	int unwind_early;	/* of them, before the first ENABLE */
 	uint32_t unwind_rows;
 	bool unwind_sorted;
 	unsigned char unwind_id[20];
@@ -268,6 +269,7 @@ static int fake_ioctl(int fd, unsigned long req, void *arg)
 		if ((fk.version & 0xffff) < 2)
 			return errno = ENOTTY, -1;
 		fk.unwind_calls++;
+		fk.unwind_early += !fk.enabled && !fk.disabled;
 		if (fk.unwind_errno)
 			return errno = fk.unwind_errno, -1;
 		fk.unwind_rows = u->nr_rows;
@@ -2465,6 +2467,51 @@ static void test_unwind(void)
 	       "counted (%u rows) '%.*s'", fk.unwind_rows, LINE(strstr(r.err,
 	       "  unwind") ? strstr(r.err, "  unwind") : r.err));
 	run_free(&r);
+
+	/*
+	 * The system's libraries, loaded before sampling: this process maps
+	 * libc and the dynamic loader at least; libc's path record from the
+	 * stream then loads nothing more.
+	 */
+	{
+		static const char *const libc = "/lib/x86_64-linux-gnu/libc.so.6";
+		unsigned char cid[20];
+		char want[64];
+		int pre;
+
+		if (bid_of(libc, cid) != 20) {
+			printf("ok %d - # SKIP no %s\n", ++tap_n, libc);
+		} else {
+			fake_reset();
+			cg_path(&fk.live, cid, 20, libc);
+			cg_sample(&fk.live, 1000, 0, 10, 10, "x",
+				  STACKID_SF_USER, 1, &f);
+			fk.sigint_at = 20;
+			o.preload_unwind = true;
+			run(&o, &r);
+			pre = fk.unwind_calls;
+			snprintf(want, sizeof(want), "; %d of the system's "
+				 "before sampling, in ", pre);
+			tap_ok(r.status == 0 && pre >= 2 &&
+			       fk.unwind_early == pre && strstr(r.err, want),
+			       "record: %d tables of the system's libraries "
+			       "loaded before ENABLE, libc's path not again "
+			       "'%.*s'", pre, LINE(strstr(r.err, "  unwind") ?
+			       strstr(r.err, "  unwind") : r.err));
+			run_free(&r);
+
+			fake_reset();
+			o.no_unwind = true;
+			fk.sigint_at = 20;
+			run(&o, &r);
+			tap_ok(r.status == 0 && !fk.unwind_calls,
+			       "--no-unwind-tables: none before sampling "
+			       "either");
+			run_free(&r);
+			o.no_unwind = false;
+			o.preload_unwind = false;
+		}
+	}
 
 	fake_reset();
 	cg_path(&fk.live, id, 20, exe);
