@@ -576,7 +576,9 @@ struct stackid_filter {
  * STACKID_IOC_SET_WAKEUP / GET_WAKEUP argument. A reader blocked in
  * read() or poll() is woken when a ring holds at least watermark bytes,
  * or, if any ring holds a record, every period_ms; never once per
- * sample. watermark 0: a quarter of a ring (the default); period_ms 0:
+ * sample. A STACKID_REC_BUILD_ID_PATH record (once per build-id and
+ * enable) wakes it within 20 ms, so that it can load the file's unwind
+ * table early. watermark 0: a quarter of a ring (the default); period_ms 0:
  * 100 (the default); period_ms at most 10000. They hold until the file
  * is closed: each open starts with the defaults.
  */

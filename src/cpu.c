@@ -142,16 +142,23 @@ void stackid_wake_fn(struct irq_work *work)
 	wake_up_interruptible(&stackid_state.wq);
 }
 
-/* The periodic wakeup, while enabled: records below the watermark too. */
+/*
+ * The periodic wakeup, while enabled: records below the watermark too.
+ * A path record (paths.c) may have brought it forward, or arm it after
+ * the disable (a task finishing its sample late): then it does nothing.
+ * timer_reduce(), not mod_timer(): a path record written while this ran
+ * keeps its earlier expiry.
+ */
 void stackid_wake_timer_fn(struct timer_list *t)
 {
+	if (!READ_ONCE(stackid_state.enabled))
+		return;
 	if (wq_has_sleeper(&stackid_state.wq) && stackid_readable()) {
 		stackid_stat_inc_here(STACKID_STAT_WAKEUPS);
 		wake_up_interruptible(&stackid_state.wq);
 	}
-	if (READ_ONCE(stackid_state.enabled))
-		mod_timer(t, jiffies + msecs_to_jiffies(
-				  READ_ONCE(stackid_state.period_ms)));
+	timer_reduce(t, jiffies + msecs_to_jiffies(
+				READ_ONCE(stackid_state.period_ms)));
 }
 
 /* --- a new reader ----------------------------------------------------- */

@@ -24,12 +24,14 @@
 #include <linux/jhash.h>
 #include <linux/jiffies.h>
 #include <linux/list.h>
+#include <linux/timer.h>
 
 #include "internal.h"
 
 #define STACKID_REPORTED_MAX	8192
 #define STACKID_PATHS_RATE	256
 #define STACKID_PATHS_BURST	4096
+#define STACKID_PATHS_WAKE_MS	20
 
 struct stackid_reported {
 	struct hlist_node node;
@@ -149,6 +151,17 @@ static bool stackid_paths_write(struct file *file, const u8 *id, u8 len)
 	stackid_stat_inc(c, ok ? STACKID_STAT_PATHS :
 				 STACKID_STAT_PATHS_DROPPED);
 	stackid_cpu_put(c, flags);
+	/*
+	 * A reader that loads unwind tables needs this path before walks
+	 * through the file can go on: the wakeup timer (cpu.c) fires within
+	 * STACKID_PATHS_WAKE_MS, not at the end of the period (up to 10 s),
+	 * and paths that come together share that one wakeup (a program
+	 * that maps 300 libraries names them in a burst). Once it has
+	 * fired, it goes on with the period while sampling is on.
+	 */
+	if (ok)
+		timer_reduce(&stackid_state.wake_timer, jiffies +
+			     msecs_to_jiffies(STACKID_PATHS_WAKE_MS));
 out:
 	if (!buf || !rec)
 		stackid_stat_inc_here(STACKID_STAT_PATHS_DROPPED);

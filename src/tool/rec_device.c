@@ -133,7 +133,9 @@ static int set_cgroup(struct rec *r)
  * the recorder's time. The watermark still wakes it as early as ever
  * when samples come fast, so a longer period costs no ring room; what
  * it delays is only when a slow trickle reaches the capture, which is
- * drained whole at the end and at every rotation anyway.
+ * drained whole at the end and at every rotation anyway. A new file's
+ * path record wakes the recorder within 20 ms (paths.c; an older module
+ * only at the period), so that its unwind table is loaded early.
  */
 #define REC_WAKEUP_MS	1000
 

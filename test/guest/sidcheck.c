@@ -114,6 +114,10 @@
  *       of PID's first N samples by time whose frame 0 is EXPECT's
  *       first line, how many reach its other lines in order through
  *       valid frames (as reach); TAP: >= 90 %
+ *   sidcheck pathwake PROG...   a file's first path record wakes the
+ *                               reader within 20 ms: each PROG's (1 to 3)
+ *                               path read within 2.5 s of its start
+ *                               (period 10 s)
  *   sidcheck hows FILE          "how NAME N" (user frames, by how they
  *                               were found) and "stop NAME N" (samples,
  *                               by why their walk stopped) lines
@@ -2352,7 +2356,7 @@ static int cmd_unwind(int argc, char **argv)
 struct early {
 	unsigned long long t;
 	bool ok;
-	char show[1024];
+	char show[2048];	/* uw_show(): at most 24 frames */
 };
 
 static int early_cmp(const void *a, const void *b)
@@ -2420,6 +2424,9 @@ static int cmd_early(int argc, char **argv)
 			uw_show(m, &d, ex, nex, &paths);
 			fclose(m);
 		}
+		x->show[sizeof(x->show) - 1] = 0;
+		if (x->show[0] && !strchr(x->show, '\n'))
+			strcpy(x->show + sizeof(x->show) - 5, "...\n");
 	}
 	qsort(e, ne, sizeof(*e), early_cmp);
 	first = ne < n ? ne : n;
@@ -2442,6 +2449,113 @@ static int cmd_early(int argc, char **argv)
 	       "%s (%lu)\n", ne >= n && pass * 10 >= n * 9 ? "" : "not ",
 	       label, n, ex[0].name, ex[nex - 1].name, pass);
 	free(e);
+	return 0;
+}
+
+/*
+ * pathwake PROG...: a file's first path record wakes a sleeping reader
+ * within 20 ms (paths.c), not at the watermark or the next period.
+ * Enabled at 999 Hz with a watermark of a whole ring and the longest period
+ * (10 s); what runs already is read for 1 s; then each PROG (at most
+ * three) is started in turn, and the reader, asleep in poll(), must read
+ * PROG's path within 2.5 s of its start. The last wait ends 8.5 s after
+ * the enable, before the first periodic wakeup. (poll() looks once more
+ * when its time is up, and the rings always hold a record then: a wait
+ * that long is a failure, whatever poll() returns.) Prints each wait
+ * and a TAP line.
+ */
+#define PATHWAKE_MS	2500
+static bool has_path(const char *buf, size_t len, const char *base)
+{
+	size_t off = 0;
+	long sz;
+
+	for (; off < len; off += sz) {
+		const struct stackid_build_id_path *r =
+			(const void *)(buf + off);
+		const char *slash;
+
+		sz = stackid_record_check(buf + off, len - off);
+		if (sz <= 0)
+			return false;
+		if (r->hdr.type != STACKID_REC_BUILD_ID_PATH || !r->path_len)
+			continue;
+		slash = memrchr(r->path, '/', r->path_len);
+		slash = slash ? slash + 1 : r->path;
+		if ((size_t)(r->path + r->path_len - slash) == strlen(base) &&
+		    !memcmp(slash, base, strlen(base)))
+			return true;
+	}
+	return false;
+}
+
+static int cmd_pathwake(int argc, char **argv)
+{
+	struct stackid_wakeup w = { .period_ms = 10000 };
+	struct stackid_ring_info ri;
+	unsigned int hz = 999, ok = 0;
+	size_t bufsz = 1 << 22;
+	char *buf = malloc(bufsz);
+	FILE *null = fopen("/dev/null", "w");
+	long long end;
+	int fd, i;
+
+	if (argc < 2 || argc > 4 || !buf || !null)
+		return 2;
+	fd = dev_open();
+	xioctl(fd, STACKID_IOC_GET_RING_INFO, &ri, "GET_RING_INFO");
+	w.watermark = ri.data_size;
+	xioctl(fd, STACKID_IOC_SET_WAKEUP, &w, "SET_WAKEUP");
+	xioctl(fd, STACKID_IOC_SET_FREQ, &hz, "SET_FREQ");
+	xioctl(fd, STACKID_IOC_ENABLE, NULL, "ENABLE");
+	fcntl(fd, F_SETFL, O_NONBLOCK);
+	fcntl(fd, F_SETFD, FD_CLOEXEC);		/* not the programs' */
+	for (end = now_ms() + 1000; now_ms() < end;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		long long left = end - now_ms();
+
+		if (poll(&p, 1, left > 0 ? (int)left : 0) > 0)
+			drain(fd, null, buf, bufsz);
+	}
+	for (i = 1; i < argc; i++) {
+		const char *base = strrchr(argv[i], '/') ?
+				   strrchr(argv[i], '/') + 1 : argv[i];
+		long long t0 = now_ms(), waited = -1;
+		unsigned int polls = 0;
+		pid_t pid = fork();
+
+		if (pid < 0)
+			return 2;
+		if (!pid) {
+			dup2(fileno(null), 1);
+			execl(argv[i], argv[i], (char *)NULL);
+			_exit(127);
+		}
+		while (waited < 0 && now_ms() < t0 + PATHWAKE_MS) {
+			struct pollfd p = { .fd = fd, .events = POLLIN };
+			long long left = t0 + PATHWAKE_MS - now_ms();
+			ssize_t r;
+
+			polls++;
+			if (poll(&p, 1, left > 0 ? (int)left : 0) <= 0)
+				continue;
+			/* what the wakeup found: the path among it? */
+			while ((r = read(fd, buf, bufsz)) > 0)
+				if (has_path(buf, r, base))
+					waited = now_ms() - t0;
+		}
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		printf("# %s: path read %lld ms after its start (%u polls)\n",
+		       base, waited, polls);
+		ok += waited >= 0 && waited < PATHWAKE_MS;
+	}
+	xioctl(fd, STACKID_IOC_DISABLE, NULL, "DISABLE");
+	printf("%sok - a new file's path wakes the reader: %u of %d programs' "
+	       "paths read within %d ms of their start (period 10 s, "
+	       "watermark a whole ring)\n",
+	       ok == (unsigned int)argc - 1 ? "" : "not ", ok, argc - 1,
+	       PATHWAKE_MS);
 	return 0;
 }
 
@@ -3028,6 +3142,8 @@ int main(int argc, char **argv)
 		return cmd_hows(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "early"))
 		return cmd_early(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "pathwake"))
+		return cmd_pathwake(argc - 1, argv + 1);
 	fd = dev_open();
 	if (!strcmp(argv[1], "stats"))
 		return print_stats(fd);

@@ -59,4 +59,13 @@ case $(head -n 1 /tmp/h.txt) in
 *)	fail "... and its capture's hottest stack is the known chain"
 	sed 's/^/#   /' /tmp/h.err /tmp/h.txt | head -n 10 ;;
 esac
+
+# A new file's path wakes a reader asleep in poll() within 20 ms, so that
+# `stackid record` can load the file's unwind table before the next
+# period (its 1 s; 10 s here, the watermark a whole ring): each of
+# three programs started one after another must have its path read
+# within 2.5 s of its start, all before the first period ends. Before
+# 2026-12-06 a reader learnt them at the next period only (this check
+# then, 6.12: none of the three within 2.5 s; now 36 to 40 ms).
+$S pathwake /stackid/bid8 /stackid/bid16 /stackid/bid20
 rmmod stackid
