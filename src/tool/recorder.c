@@ -166,6 +166,8 @@ static int record_enabled(struct rec *r)
 	sigaction(SIGTERM, &sa, &oterm);
 	sigaction(SIGPIPE, &ign, &opipe);	/* EPIPE instead */
 
+	/* a stop asked meanwhile waits, blocked, for the loop's first look */
+	rec_unwind_preload(r);
 	r->start = now_ns();
 	wall = realtime_ns();
 	r->run_id = wall ^ (uint64_t)getpid() << 40;
@@ -287,7 +289,6 @@ int record_run(const struct record_opts *o, const struct sysops *ops,
 	if (ret)
 		goto out;
 	r.base = r.prev;
-	rec_unwind_preload(&r);
 	ret = record_enabled(&r);
 	if (!ret)
 		ret = drain_final(&r, &st);
