@@ -115,9 +115,9 @@
  *       first line, how many reach its other lines in order through
  *       valid frames (as reach); TAP: >= 90 %
  *   sidcheck pathwake PROG...   a file's first path record wakes the
- *                               reader within 20 ms: each PROG's (1 to 3)
- *                               path read within 2.5 s of its start
- *                               (period 10 s)
+ *                               reader within 20 ms: each PROG's path
+ *                               read within 8 s of its start, in an
+ *                               enable of its own (period 10 s)
  *   sidcheck hows FILE          "how NAME N" (user frames, by how they
  *                               were found) and "stop NAME N" (samples,
  *                               by why their walk stopped) lines
@@ -2454,17 +2454,18 @@ static int cmd_early(int argc, char **argv)
 
 /*
  * pathwake PROG...: a file's first path record wakes a sleeping reader
- * within 20 ms (paths.c), not at the watermark or the next period.
- * Enabled at 999 Hz with a watermark of a whole ring and the longest period
- * (10 s); what runs already is read for 1 s; then each PROG (at most
- * three) is started in turn, and the reader, asleep in poll(), must read
- * PROG's path within 2.5 s of its start. The last wait ends 8.5 s after
- * the enable, before the first periodic wakeup. (poll() looks once more
- * when its time is up, and the rings always hold a record then: a wait
- * that long is a failure, whatever poll() returns.) Prints each wait
- * and a TAP line.
+ * within 20 ms (paths.c), not at the watermark or the next period. For
+ * each PROG: enabled at 99 Hz (at 999 a ring filled up and woke the
+ * reader after 5 s) with a watermark of a whole ring and the longest
+ * period (10 s); what runs already is read for 1 s; then PROG
+ * is started, and the reader, asleep in poll(), must read PROG's path
+ * within PATHWAKE_MS of its start, which ends before the period does;
+ * then disabled. (poll() looks once more when its time is up, and the
+ * rings always hold a record then: a wait that long is a failure,
+ * whatever poll() returns.) Prints each wait and a TAP line.
  */
-#define PATHWAKE_MS	2500
+#define PATHWAKE_MS	8000
+
 static bool has_path(const char *buf, size_t len, const char *base)
 {
 	size_t off = 0;
@@ -2489,27 +2490,15 @@ static bool has_path(const char *buf, size_t len, const char *base)
 	return false;
 }
 
-static int cmd_pathwake(int argc, char **argv)
+/* PROG's path: how long after its start the reader read it, or -1. */
+static long long pathwake_one(int fd, const char *prog, FILE *null,
+			      char *buf, size_t bufsz, unsigned int *polls)
 {
-	struct stackid_wakeup w = { .period_ms = 10000 };
-	struct stackid_ring_info ri;
-	unsigned int hz = 999, ok = 0;
-	size_t bufsz = 1 << 22;
-	char *buf = malloc(bufsz);
-	FILE *null = fopen("/dev/null", "w");
-	long long end;
-	int fd, i;
+	const char *base = strrchr(prog, '/') ? strrchr(prog, '/') + 1 : prog;
+	long long t0, end, waited = -1;
+	pid_t pid;
 
-	if (argc < 2 || argc > 4 || !buf || !null)
-		return 2;
-	fd = dev_open();
-	xioctl(fd, STACKID_IOC_GET_RING_INFO, &ri, "GET_RING_INFO");
-	w.watermark = ri.data_size;
-	xioctl(fd, STACKID_IOC_SET_WAKEUP, &w, "SET_WAKEUP");
-	xioctl(fd, STACKID_IOC_SET_FREQ, &hz, "SET_FREQ");
 	xioctl(fd, STACKID_IOC_ENABLE, NULL, "ENABLE");
-	fcntl(fd, F_SETFL, O_NONBLOCK);
-	fcntl(fd, F_SETFD, FD_CLOEXEC);		/* not the programs' */
 	for (end = now_ms() + 1000; now_ms() < end;) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
 		long long left = end - now_ms();
@@ -2517,40 +2506,62 @@ static int cmd_pathwake(int argc, char **argv)
 		if (poll(&p, 1, left > 0 ? (int)left : 0) > 0)
 			drain(fd, null, buf, bufsz);
 	}
+	t0 = now_ms();
+	pid = fork();
+	if (pid < 0)
+		exit(2);
+	if (!pid) {
+		dup2(fileno(null), 1);
+		execl(prog, prog, (char *)NULL);
+		_exit(127);
+	}
+	*polls = 0;
+	while (waited < 0 && now_ms() < t0 + PATHWAKE_MS) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		long long left = t0 + PATHWAKE_MS - now_ms();
+		ssize_t r;
+
+		(*polls)++;
+		if (poll(&p, 1, left > 0 ? (int)left : 0) <= 0)
+			continue;
+		/* what the wakeup found: the path among it? */
+		while ((r = read(fd, buf, bufsz)) > 0)
+			if (has_path(buf, r, base))
+				waited = now_ms() - t0;
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	xioctl(fd, STACKID_IOC_DISABLE, NULL, "DISABLE");
+	drain(fd, null, buf, bufsz);
+	return waited;
+}
+
+static int cmd_pathwake(int argc, char **argv)
+{
+	struct stackid_wakeup w = { .period_ms = 10000 };
+	struct stackid_ring_info ri;
+	unsigned int hz = 99, ok = 0, polls;
+	size_t bufsz = 1 << 22;
+	char *buf = malloc(bufsz);
+	FILE *null = fopen("/dev/null", "w");
+	long long waited;
+	int fd, i;
+
+	if (argc < 2 || !buf || !null)
+		return 2;
+	fd = dev_open();
+	fcntl(fd, F_SETFL, O_NONBLOCK);
+	fcntl(fd, F_SETFD, FD_CLOEXEC);		/* not the programs' */
+	xioctl(fd, STACKID_IOC_GET_RING_INFO, &ri, "GET_RING_INFO");
+	w.watermark = ri.data_size;
+	xioctl(fd, STACKID_IOC_SET_WAKEUP, &w, "SET_WAKEUP");
+	xioctl(fd, STACKID_IOC_SET_FREQ, &hz, "SET_FREQ");
 	for (i = 1; i < argc; i++) {
-		const char *base = strrchr(argv[i], '/') ?
-				   strrchr(argv[i], '/') + 1 : argv[i];
-		long long t0 = now_ms(), waited = -1;
-		unsigned int polls = 0;
-		pid_t pid = fork();
-
-		if (pid < 0)
-			return 2;
-		if (!pid) {
-			dup2(fileno(null), 1);
-			execl(argv[i], argv[i], (char *)NULL);
-			_exit(127);
-		}
-		while (waited < 0 && now_ms() < t0 + PATHWAKE_MS) {
-			struct pollfd p = { .fd = fd, .events = POLLIN };
-			long long left = t0 + PATHWAKE_MS - now_ms();
-			ssize_t r;
-
-			polls++;
-			if (poll(&p, 1, left > 0 ? (int)left : 0) <= 0)
-				continue;
-			/* what the wakeup found: the path among it? */
-			while ((r = read(fd, buf, bufsz)) > 0)
-				if (has_path(buf, r, base))
-					waited = now_ms() - t0;
-		}
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
+		waited = pathwake_one(fd, argv[i], null, buf, bufsz, &polls);
 		printf("# %s: path read %lld ms after its start (%u polls)\n",
-		       base, waited, polls);
+		       argv[i], waited, polls);
 		ok += waited >= 0 && waited < PATHWAKE_MS;
 	}
-	xioctl(fd, STACKID_IOC_DISABLE, NULL, "DISABLE");
 	printf("%sok - a new file's path wakes the reader: %u of %d programs' "
 	       "paths read within %d ms of their start (period 10 s, "
 	       "watermark a whole ring)\n",
