@@ -305,11 +305,11 @@ void rec_unwind_work(struct rec *r, uint64_t slice_ns)
  * process maps. Otherwise a stack through them stops there until the
  * module names their paths and their tables are compiled, the first
  * tenths of a second of a recording or more (each sample's build-ids are
- * learnt from the stream). libc and the dynamic loader are found as this
- * process maps them (on the same system, the very files other processes
- * map), the others in libc's directory; a container's own copies still
- * come from the stream. Each is then tried once, as a path from the
- * stream would be, and the build-id decides which file it is.
+ * learnt from the stream). They are found as this process maps them (on
+ * the same system, the very files other processes map), those it does
+ * not map in libc's directory; a container's own copies still come from
+ * the stream. Each is then tried once, as a path from the stream would
+ * be, and the build-id decides which file it is.
  */
 static const char *const preload_names[] = {
 	"libc.so.6", "ld-linux-x86-64.so.2", "libm.so.6", "libgcc_s.so.1",
