@@ -2127,15 +2127,14 @@ static bool uw_is(const struct dframe *fr, unsigned int i,
 }
 
 /* One line of a sample's user frames: NAME or BUILDID+OFF, and how. */
-static void uw_show(FILE *o, const struct dsample *d,
-		    const struct uwexpect *ex, unsigned int nex,
-		    const struct uwpaths *p)
+static void uw_show(const struct dsample *d, const struct uwexpect *ex,
+		    unsigned int nex, const struct uwpaths *p)
 {
 	static const char hows[] = "FRTS";
 	unsigned int i, k;
 	char h[41];
 
-	fprintf(o, "#     stop %s:", stackid_stop_name(d->s->stop) ?: "?");
+	printf("#     stop %s:", stackid_stop_name(d->s->stop) ?: "?");
 	for (i = 0; i < d->nu && i < 24; i++) {
 		const struct dframe *fr = &d->frames[i];
 		char how = fr->how < 4 ? hows[fr->how] : '?';
@@ -2143,10 +2142,10 @@ static void uw_show(FILE *o, const struct dsample *d,
 		for (k = 0; k < nex && !uw_is(fr, i, &ex[k], p); k++)
 			;
 		if (fr->status != STACKID_FRAME_VALID) {
-			fprintf(o, " %#llx(%s,%c)", fr->addr,
+			printf(" %#llx(%s,%c)", fr->addr,
 			       stackid_ip_reason_name(fr->reason) ?: "?", how);
 		} else if (k < nex) {
-			fprintf(o, " %s+%#llx(%c)", ex[k].name,
+			printf(" %s+%#llx(%c)", ex[k].name,
 			       fr->addr - ex[k].start, how);
 		} else {
 			hex(fr->build_id, fr->len, h);
@@ -2154,11 +2153,30 @@ static void uw_show(FILE *o, const struct dsample *d,
 			for (k = 0; k < p->n; k++)
 				if (!strncmp(p->hex[k], h, 8))
 					break;
-			fprintf(o, " %s+%#llx(%c)", k < p->n ? p->base[k] : h,
+			printf(" %s+%#llx(%c)", k < p->n ? p->base[k] : h,
 			       fr->addr, how);
 		}
 	}
-	fprintf(o, "%s\n", d->nu > 24 ? " ..." : "");
+	printf("%s\n", d->nu > 24 ? " ..." : "");
+}
+
+/*
+ * reach: from frame 1 on, EXPECT's lines after the first in order,
+ * through valid frames. Returns the line not reached (@nex: all were).
+ */
+static unsigned int uw_reach(const struct dsample *d,
+			     const struct uwexpect *ex, unsigned int nex,
+			     const struct uwpaths *p)
+{
+	unsigned int i, j;
+
+	for (i = 1, j = 1; i < d->nu && j < nex; i++) {
+		if (d->frames[i].status != STACKID_FRAME_VALID)
+			break;
+		if (uw_is(&d->frames[i], i, &ex[j], p))
+			j++;
+	}
+	return j;
 }
 
 /* EXPECT's lines into @ex: how many (0: none, or no such file) */
@@ -2229,15 +2247,8 @@ static int cmd_unwind(int argc, char **argv)
 			t0 = s->time_ns;
 		i = 1;
 		if (mode == REACH) {
-			/* EXPECT's lines in order, through valid frames */
-			for (j = 1; i < d.nu && j < nex; i++) {
-				if (d.frames[i].status != STACKID_FRAME_VALID)
-					break;
-				if (uw_is(&d.frames[i], i, &ex[j], &paths))
-					j++;
-			}
-			ok = j == nex;
-			i = j;	/* the line not reached */
+			i = uw_reach(&d, ex, nex, &paths);
+			ok = i == nex;
 		} else if (mode == FP) {
 			/* each frame a later line than the frame before's */
 			for (j = 1; i < d.nu; i++, j++) {
@@ -2279,7 +2290,7 @@ static int cmd_unwind(int argc, char **argv)
 					printf("#   %s: warm-up sample %lu "
 					       "(%u frames):\n", label, warm,
 					       d.nu);
-					uw_show(stdout, &d, ex, nex, &paths);
+					uw_show(&d, ex, nex, &paths);
 				}
 				continue;
 			}
@@ -2295,7 +2306,7 @@ static int cmd_unwind(int argc, char **argv)
 			if (!match++) {
 				printf("#   %s: the first sample that passes "
 				       "(%u frames):\n", label, d.nu);
-				uw_show(stdout, &d, ex, nex, &paths);
+				uw_show(&d, ex, nex, &paths);
 			}
 			continue;
 		}
@@ -2303,7 +2314,7 @@ static int cmd_unwind(int argc, char **argv)
 		if (shown++ < 4) {
 			printf("#   %s: a sample that does not pass "
 			       "(%u frames):\n", label, d.nu);
-			uw_show(stdout, &d, ex, nex, &paths);
+			uw_show(&d, ex, nex, &paths);
 		}
 	}
 	printf("# unwind %s (%s): %lu samples of %u in %s, %lu before the "
@@ -2356,7 +2367,6 @@ static int cmd_unwind(int argc, char **argv)
 struct early {
 	unsigned long long t;
 	bool ok;
-	char show[2048];	/* uw_show(): at most 24 frames */
 };
 
 static int early_cmp(const void *a, const void *b)
@@ -2370,10 +2380,10 @@ static int cmd_early(int argc, char **argv)
 {
 	static struct uwpaths paths;
 	struct uwexpect ex[UW_MAX_EXPECT];
-	struct early *e = NULL;
+	struct early *e = NULL, *bad = NULL;
 	unsigned long ne = 0, cap = 0, i, n, first, pass = 0, all_pass = 0;
 	unsigned long long t0 = 0;
-	unsigned int nex, pid, j, k;
+	unsigned int nex, pid;
 	const char *label;
 	struct dsample d;
 	struct iter it;
@@ -2393,8 +2403,6 @@ static int cmd_early(int argc, char **argv)
 	iter_init(&it, buf, len);
 	for_each_sample(d, it) {
 		const struct stackid_sample *s = d.s;
-		struct early *x;
-		FILE *m;
 
 		if (!t0 || s->time_ns < t0)
 			t0 = s->time_ns;	/* the recording's first */
@@ -2407,39 +2415,31 @@ static int cmd_early(int argc, char **argv)
 			if (!e)
 				return 2;
 		}
-		x = &e[ne++];
-		x->t = s->time_ns;
-		for (j = 1, k = 1; k < d.nu && j < nex; k++) {
-			if (d.frames[k].status != STACKID_FRAME_VALID)
-				break;
-			if (uw_is(&d.frames[k], k, &ex[j], &paths))
-				j++;
-		}
-		x->ok = j == nex;
-		all_pass += x->ok;
-		/* what uw_show() prints, kept for the first that fails */
-		x->show[0] = 0;
-		m = fmemopen(x->show, sizeof(x->show), "w");
-		if (m) {
-			uw_show(m, &d, ex, nex, &paths);
-			fclose(m);
-		}
-		x->show[sizeof(x->show) - 1] = 0;
-		if (x->show[0] && !strchr(x->show, '\n'))
-			strcpy(x->show + sizeof(x->show) - 5, "...\n");
+		e[ne].t = s->time_ns;
+		e[ne].ok = uw_reach(&d, ex, nex, &paths) == nex;
+		all_pass += e[ne++].ok;
 	}
 	qsort(e, ne, sizeof(*e), early_cmp);
 	first = ne < n ? ne : n;
-	for (i = 0; i < first; i++)
+	for (i = 0; i < first; i++) {
 		pass += e[i].ok;
-	for (i = 0; i < first; i++)
-		if (!e[i].ok) {
-			printf("#   %s: the first that does not reach %s "
-			       "(%lu of the first %lu, +%llu ms):\n%s", label,
-			       ex[nex - 1].name, i + 1, first,
-			       (e[i].t - t0) / 1000000, e[i].show);
-			break;
-		}
+		if (!e[i].ok && !bad)
+			bad = &e[i];
+	}
+	if (bad) {
+		/* that sample's walk: found again by its time */
+		printf("#   %s: the first that does not reach %s "
+		       "(%ld of the first %lu, +%llu ms):\n", label,
+		       ex[nex - 1].name, (long)(bad - e) + 1, first,
+		       (bad->t - t0) / 1000000);
+		iter_init(&it, buf, len);
+		for_each_sample(d, it)
+			if (d.s->tgid == pid && d.s->time_ns == bad->t && d.nu &&
+			    uw_is(&d.frames[0], 0, &ex[0], &paths)) {
+				uw_show(&d, ex, nex, &paths);
+				break;
+			}
+	}
 	printf("# early %s: %lu samples of %u in %s, %lu reach %s; of the "
 	       "first %lu (from +%llu to +%llu ms), %lu\n", label, ne, pid,
 	       ex[0].name, all_pass, ex[nex - 1].name, first,
@@ -2466,27 +2466,17 @@ static int cmd_early(int argc, char **argv)
  */
 #define PATHWAKE_MS	8000
 
+/* A path record in @buf (what a read() gave) names a file @base. */
 static bool has_path(const char *buf, size_t len, const char *base)
 {
-	size_t off = 0;
-	long sz;
+	static struct uwpaths p;
+	unsigned int k;
 
-	for (; off < len; off += sz) {
-		const struct stackid_build_id_path *r =
-			(const void *)(buf + off);
-		const char *slash;
-
-		sz = stackid_record_check(buf + off, len - off);
-		if (sz <= 0)
-			return false;
-		if (r->hdr.type != STACKID_REC_BUILD_ID_PATH || !r->path_len)
-			continue;
-		slash = memrchr(r->path, '/', r->path_len);
-		slash = slash ? slash + 1 : r->path;
-		if ((size_t)(r->path + r->path_len - slash) == strlen(base) &&
-		    !memcmp(slash, base, strlen(base)))
+	p.n = 0;
+	uw_paths(buf, len, &p);
+	for (k = 0; k < p.n; k++)
+		if (!strcmp(p.base[k], base))
 			return true;
-	}
 	return false;
 }
 
