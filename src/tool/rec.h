@@ -82,6 +82,8 @@ struct rec_unwind_item {
 	uint8_t id[STACKID_BUILD_ID_SIZE];
 	uint8_t len;
 	char *path;
+	uint64_t size;		/* of the file at path, as queued; or ~0 */
+	uint64_t seq;		/* order of arrival */
 };
 
 /* A root other than the recorder's: one process that has it. */
@@ -101,6 +103,8 @@ struct rec_unwind {
 	struct intern tried;	/* build-ids, once each */
 	struct rec_unwind_item *q;
 	size_t qhead, nq, qcap;
+	uint64_t seq;		/* paths queued so far */
+	bool unsorted;		/* paths queued since the last sort */
 	/* tables loaded, their rows and bytes; not loaded, by reason */
 	uint64_t loaded, rows, bytes, exists;
 	uint64_t preloaded;	/* of loaded: before sampling started */

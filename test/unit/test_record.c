@@ -101,6 +101,7 @@ static struct fake {
 	uint32_t unwind_rows;
 	bool unwind_sorted;
 	unsigned char unwind_id[20];
+	unsigned char unwind_first[20];	/* of the first table loaded */
 	uint8_t unwind_id_len;
 	/* late's one sample, deferred to its task, is delivered just before
 	 * GET_STATS number late_at after DISABLE: readable, counted
@@ -280,6 +281,9 @@ static int fake_ioctl(int fd, unsigned long req, void *arg)
 				fk.unwind_sorted = false;
 		memcpy(fk.unwind_id, u->build_id, sizeof(fk.unwind_id));
 		fk.unwind_id_len = u->build_id_len;
+		if (fk.unwind_calls == 1)
+			memcpy(fk.unwind_first, u->build_id,
+			       sizeof(fk.unwind_first));
 		return 0;
 	}
 	case STACKID_IOC_ENABLE:
@@ -2510,6 +2514,29 @@ static void test_unwind(void)
 			run_free(&r);
 			o.no_unwind = false;
 			o.preload_unwind = false;
+
+			/*
+			 * Named together, the smaller file is compiled
+			 * first: build/stackid before libc, named first.
+			 */
+			fake_reset();
+			cg_path(&fk.live, cid, 20, libc);
+			cg_path(&fk.live, id, 20, exe);
+			cg_sample(&fk.live, 1000, 0, 10, 10, "x",
+				  STACKID_SF_USER, 1, &f);
+			fk.bursts[0] = fk.live.len;	/* in one read */
+			fk.nbursts = 1;
+			fk.sigint_at = 20;
+			run(&o, &r);
+			tap_ok(r.status == 0 && fk.unwind_calls == 2 &&
+			       !memcmp(fk.unwind_first, id, 20) &&
+			       !memcmp(fk.unwind_id, cid, 20),
+			       "record: of two paths named together, the "
+			       "smaller file's table first (%d loaded, the "
+			       "first's build-id %02x..., stackid's %02x..., "
+			       "libc's %02x...)", fk.unwind_calls,
+			       fk.unwind_first[0], id[0], cid[0]);
+			run_free(&r);
 		}
 	}
 
