@@ -162,9 +162,19 @@ check "rmmod after the failed enable" test $ok = 1
 # with kthreads=N it is counted as dropped instead.
 check "insmod the test build (kernel threads)" insmod $T
 kt() {
+	rm -f /tmp/kt$1.cap
 	stackid record -F 199 -d 4 -o /tmp/kt$1.cap 2>/tmp/kt$1.err &
 	r=$!
-	sleep 1
+	# The capture's header is written at ENABLE, after the tables of
+	# the system's libraries are loaded (up to 0.7 s on the debug
+	# kernel beside a build); the 4 s count from there. The kernel
+	# thread spins for 2 s from half a second after it.
+	i=0
+	while [ ! -s /tmp/kt$1.cap ] && [ $i -lt 600 ] && kill -0 $r 2>/dev/null; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	sleep 0.5
 	echo 2000 >/sys/module/stackid/parameters/test_kthread_ms
 	wait $r
 	rc=$?
