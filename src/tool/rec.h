@@ -77,6 +77,8 @@ void replay_free(struct replay *rp);
 
 /* Unwind tables for the build-ids the module names (rec_unwind.c). */
 #define REC_UNWIND_SLICE_NS	50000000ULL	/* between polls, at most */
+/* Most paths waiting at once; more are counted as not tried. */
+#define REC_UNWIND_QUEUE_MAX	4096
 
 struct rec_unwind_item {
 	uint8_t id[STACKID_BUILD_ID_SIZE];
@@ -101,10 +103,10 @@ struct rec_unwind {
 	size_t nroots;
 	uint64_t roots_at;
 	struct intern tried;	/* build-ids, once each */
+	/* waiting paths: a min-heap by (size, seq) */
 	struct rec_unwind_item *q;
-	size_t qhead, nq, qcap;
+	size_t nq, qcap;
 	uint64_t seq;		/* paths queued so far */
-	bool unsorted;		/* paths queued since the last sort */
 	/* tables loaded, their rows and bytes; not loaded, by reason */
 	uint64_t loaded, rows, bytes, exists;
 	uint64_t preloaded;	/* of loaded: before sampling started */

@@ -43,8 +43,6 @@
 #include "symbolize.h"
 #include "util.h"
 
-/* Most paths waiting at once; more are counted as not tried. */
-#define REC_UNWIND_QUEUE_MAX	4096
 /* Most other roots looked into for one path. */
 #define REC_UNWIND_ROOTS_MAX	256
 
@@ -60,11 +58,47 @@ static void off_notice(struct rec *r)
 		"frame pointer\n", r->abi >> 16, r->abi & 0xffff);
 }
 
+/* The queue is a min-heap: the smallest file first, then by arrival. */
+static bool before_item(const struct rec_unwind_item *x,
+			const struct rec_unwind_item *y)
+{
+	return x->size != y->size ? x->size < y->size : x->seq < y->seq;
+}
+
+static void heap_push(struct rec_unwind *u, const struct rec_unwind_item *it)
+{
+	size_t i = u->nq++, up;
+
+	while (i && before_item(it, &u->q[up = (i - 1) / 2])) {
+		u->q[i] = u->q[up];
+		i = up;
+	}
+	u->q[i] = *it;
+}
+
+static struct rec_unwind_item heap_pop(struct rec_unwind *u)
+{
+	struct rec_unwind_item top = u->q[0], last = u->q[--u->nq];
+	size_t i = 0, c;
+
+	while ((c = 2 * i + 1) < u->nq) {
+		if (c + 1 < u->nq && before_item(&u->q[c + 1], &u->q[c]))
+			c++;
+		if (!before_item(&u->q[c], &last))
+			break;
+		u->q[i] = u->q[c];
+		i = c;
+	}
+	if (u->nq)
+		u->q[i] = last;
+	return top;
+}
+
 void rec_unwind_note(struct rec *r, const void *rec)
 {
 	struct rec_unwind *u = &r->uw;
 	struct stackid_build_id_path p;
-	struct rec_unwind_item *it;
+	struct rec_unwind_item it;
 	unsigned int before;
 	struct stat st;
 
@@ -79,46 +113,27 @@ void rec_unwind_note(struct rec *r, const void *rec)
 	intern_bytes(&u->tried, p.build_id, p.build_id_len);
 	if (u->tried.n == before)
 		return;			/* once per recording */
-	if (u->nq - u->qhead >= REC_UNWIND_QUEUE_MAX) {
+	if (u->nq >= REC_UNWIND_QUEUE_MAX) {
 		u->not_tried++;
 		return;
 	}
 	if (u->nq == u->qcap) {
-		/* room from the head first */
-		if (u->qhead) {
-			memmove(u->q, u->q + u->qhead,
-				(u->nq - u->qhead) * sizeof(*u->q));
-			u->nq -= u->qhead;
-			u->qhead = 0;
-		}
-		if (u->nq == u->qcap) {
-			u->qcap = u->qcap ? u->qcap * 2 : 64;
-			u->q = xreallocarray(u->q, u->qcap, sizeof(*u->q));
-		}
+		u->qcap = u->qcap ? u->qcap * 2 : 64;
+		u->q = xreallocarray(u->q, u->qcap, sizeof(*u->q));
 	}
-	it = &u->q[u->nq++];
-	memcpy(it->id, p.build_id, sizeof(it->id));
-	it->len = p.build_id_len;
-	it->path = xstrdup((const char *)rec + sizeof(p));
+	memcpy(it.id, p.build_id, sizeof(it.id));
+	it.len = p.build_id_len;
+	it.path = xstrdup((const char *)rec + sizeof(p));
 	/* only an order: another root's file, or none, comes last */
-	it->size = stat(it->path, &st) || !S_ISREG(st.st_mode) ?
-		   UINT64_MAX : (uint64_t)st.st_size;
-	it->seq = u->seq++;
-	u->unsorted = true;
-}
-
-static int by_size(const void *a, const void *b)
-{
-	const struct rec_unwind_item *x = a, *y = b;
-
-	if (x->size != y->size)
-		return x->size < y->size ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+	it.size = stat(it.path, &st) || !S_ISREG(st.st_mode) ?
+		  UINT64_MAX : (uint64_t)st.st_size;
+	it.seq = u->seq++;
+	heap_push(u, &it);
 }
 
 bool rec_unwind_pending(const struct rec *r)
 {
-	return r->uw.qhead < r->uw.nq;
+	return r->uw.nq;
 }
 
 /*
@@ -299,27 +314,19 @@ void rec_unwind_work(struct rec *r, uint64_t slice_ns)
 	struct rec_unwind *u = &r->uw;
 	uint64_t end = now_ns() + slice_ns;
 
-	if (u->unsorted) {
-		qsort(u->q + u->qhead, u->nq - u->qhead, sizeof(*u->q),
-		      by_size);
-		u->unsorted = false;
-	}
-	while (u->qhead < u->nq && !u->off) {
-		struct rec_unwind_item *it = &u->q[u->qhead++];
+	while (u->nq && !u->off) {
+		struct rec_unwind_item it = heap_pop(u);
 
-		one(r, it);
-		free(it->path);
-		it->path = NULL;
+		one(r, &it);
+		free(it.path);
 		if (now_ns() >= end)
 			break;
 	}
 	if (u->off) {
 		/* an old module: what waits is not tried */
-		for (; u->qhead < u->nq; u->qhead++)
-			free(u->q[u->qhead].path);
+		while (u->nq)
+			free(u->q[--u->nq].path);
 	}
-	if (u->qhead == u->nq)
-		u->qhead = u->nq = 0;
 }
 
 /*
@@ -418,7 +425,7 @@ void rec_unwind_preload(struct rec *r)
 void rec_unwind_print(struct rec *r)
 {
 	struct rec_unwind *u = &r->uw;
-	uint64_t left = u->nq - u->qhead + u->not_tried;
+	uint64_t left = u->nq + u->not_tried;
 
 	if (r->o->no_unwind || u->off || !u->tried.n)
 		return;			/* nothing to say, or said */
@@ -448,8 +455,8 @@ void rec_unwind_free(struct rec *r)
 {
 	struct rec_unwind *u = &r->uw;
 
-	for (; u->qhead < u->nq; u->qhead++)
-		free(u->q[u->qhead].path);
+	while (u->nq)
+		free(u->q[--u->nq].path);
 	free(u->q);
 	free(u->roots);
 	intern_free(&u->tried);

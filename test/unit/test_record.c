@@ -101,7 +101,7 @@ static struct fake {
 	uint32_t unwind_rows;
 	bool unwind_sorted;
 	unsigned char unwind_id[20];
-	unsigned char unwind_first[20];	/* of the first table loaded */
+	unsigned char unwind_order[16][20];	/* of the tables, as loaded */
 	uint8_t unwind_id_len;
 	/* late's one sample, deferred to its task, is delivered just before
 	 * GET_STATS number late_at after DISABLE: readable, counted
@@ -281,9 +281,9 @@ static int fake_ioctl(int fd, unsigned long req, void *arg)
 				fk.unwind_sorted = false;
 		memcpy(fk.unwind_id, u->build_id, sizeof(fk.unwind_id));
 		fk.unwind_id_len = u->build_id_len;
-		if (fk.unwind_calls == 1)
-			memcpy(fk.unwind_first, u->build_id,
-			       sizeof(fk.unwind_first));
+		if (fk.unwind_calls <= 16)
+			memcpy(fk.unwind_order[fk.unwind_calls - 1],
+			       u->build_id, sizeof(fk.unwind_order[0]));
 		return 0;
 	}
 	case STACKID_IOC_ENABLE:
@@ -2529,15 +2529,107 @@ static void test_unwind(void)
 			fk.sigint_at = 20;
 			run(&o, &r);
 			tap_ok(r.status == 0 && fk.unwind_calls == 2 &&
-			       !memcmp(fk.unwind_first, id, 20) &&
+			       !memcmp(fk.unwind_order[0], id, 20) &&
 			       !memcmp(fk.unwind_id, cid, 20),
 			       "record: of two paths named together, the "
 			       "smaller file's table first (%d loaded, the "
 			       "first's build-id %02x..., stackid's %02x..., "
 			       "libc's %02x...)", fk.unwind_calls,
-			       fk.unwind_first[0], id[0], cid[0]);
+			       fk.unwind_order[0][0], id[0], cid[0]);
 			run_free(&r);
 		}
+	}
+
+	/*
+	 * Many paths named at once, in an order of their own: the tables
+	 * are loaded by the files' size, smallest first.
+	 */
+	{
+		static const char *const files[] = {
+			BUILD "/test_record", BUILD "/test_abi",
+			BUILD "/stackid", BUILD "/test_uwtab",
+			BUILD "/mkcapture", BUILD "/test_bidcache",
+			BUILD "/elfdeps", BUILD "/test_ring",
+			BUILD "/test_elfnote",
+		};
+		enum { NF = sizeof(files) / sizeof(files[0]) };
+		unsigned char ids[NF][20];
+		off_t size[NF];
+		struct stat st;
+		size_t i, j, named = 0, sorted = 0;
+
+		fake_reset();
+		for (i = 0; i < NF; i++) {
+			if (bid_of(files[i], ids[named]) != 20 ||
+			    stat(files[i], &st))
+				continue;
+			size[named] = st.st_size;
+			cg_path(&fk.live, ids[named], 20, files[i]);
+			named++;
+		}
+		cg_sample(&fk.live, 1000, 0, 10, 10, "x", STACKID_SF_USER, 1,
+			  &f);
+		fk.bursts[0] = fk.live.len;	/* in one read */
+		fk.nbursts = 1;
+		fk.sigint_at = 20;
+		run(&o, &r);
+		/* each loaded table's file no larger than the next's */
+		for (i = 0; i + 1 < (size_t)fk.unwind_calls && i + 1 < 16;
+		     i++) {
+			off_t a = -1, b = -1;
+
+			for (j = 0; j < named; j++) {
+				if (!memcmp(ids[j], fk.unwind_order[i], 20))
+					a = size[j];
+				if (!memcmp(ids[j], fk.unwind_order[i + 1], 20))
+					b = size[j];
+			}
+			sorted += a >= 0 && b >= 0 && a <= b;
+		}
+		tap_ok(r.status == 0 && named >= 6 &&
+		       fk.unwind_calls == (int)named &&
+		       sorted + 1 == named,
+		       "record: %zu paths named at once, their tables "
+		       "loaded smallest file first (%zu of %zu in order)",
+		       named, sorted, named ? named - 1 : 0);
+		run_free(&r);
+	}
+
+	/*
+	 * More new build-ids at once than the queue holds: every one is
+	 * counted, as tried (no file here) or not tried, and at least
+	 * those beyond the queue's REC_UNWIND_QUEUE_MAX are not tried.
+	 */
+	{
+		enum { N = REC_UNWIND_QUEUE_MAX + 104 };
+		unsigned long nofile = 0, left = 0;
+		unsigned char bid[20] = { 0 };
+		const char *line;
+		char path[64];
+		unsigned int i;
+
+		fake_reset();
+		for (i = 0; i < N; i++) {
+			memcpy(bid, &i, sizeof(i));
+			snprintf(path, sizeof(path), "/nonexistent/%u", i);
+			cg_path(&fk.live, bid, 20, path);
+		}
+		cg_sample(&fk.live, 1000, 0, 10, 10, "x", STACKID_SF_USER, 1,
+			  &f);
+		fk.bursts[0] = fk.live.len;	/* in one read */
+		fk.nbursts = 1;
+		fk.sigint_at = 20;
+		run(&o, &r);
+		line = strstr(r.err, "  unwind tables not loaded");
+		if (line)
+			sscanf(line, "  unwind tables not loaded %*u (no file "
+			       "%lu, build-id mismatch 0, no CFI 0, no room 0, "
+			       "other 0, not tried %lu)", &nofile, &left);
+		tap_ok(r.status == 0 && !fk.unwind_calls &&
+		       nofile + left == N && left >= N - REC_UNWIND_QUEUE_MAX,
+		       "record: %d new build-ids at once, each counted: no "
+		       "file %lu, not tried %lu", N, nofile, left);
+		run_free(&r);
 	}
 
 	fake_reset();
