@@ -251,7 +251,8 @@ int capdir_init(struct capdir *d, const char *dir, unsigned int keep,
 	}
 	closedir(dp);
 	sb_free(&final);
-	qsort(names, n, sizeof(char *), by_name);
+	if (n)		/* qsort(NULL, 0) is undefined */
+		qsort(names, n, sizeof(char *), by_name);
 	for (i = 0; i < n; i++) {
 		if (!fstatat(d->dfd, names[i], &st, AT_SYMLINK_NOFOLLOW) &&
 		    S_ISREG(st.st_mode))
