@@ -2432,6 +2432,17 @@ static size_t bid_of(const char *path, unsigned char *id)
 	return n;
 }
 
+/* Record what was put into fk.live, and a sample of @f, all in one read. */
+static void run_one_read(struct record_opts *o, struct run *r,
+			 const struct cg_frame *f)
+{
+	cg_sample(&fk.live, 1000, 0, 10, 10, "x", STACKID_SF_USER, 1, f);
+	fk.bursts[0] = fk.live.len;
+	fk.nbursts = 1;
+	fk.sigint_at = 20;
+	run(o, r);
+}
+
 /*
  * Unwind tables: the file of each path record is compiled and loaded,
  * once per build-id, only if its build-id is the record's; counted.
@@ -2522,12 +2533,7 @@ static void test_unwind(void)
 			fake_reset();
 			cg_path(&fk.live, cid, 20, libc);
 			cg_path(&fk.live, id, 20, exe);
-			cg_sample(&fk.live, 1000, 0, 10, 10, "x",
-				  STACKID_SF_USER, 1, &f);
-			fk.bursts[0] = fk.live.len;	/* in one read */
-			fk.nbursts = 1;
-			fk.sigint_at = 20;
-			run(&o, &r);
+			run_one_read(&o, &r, &f);
 			tap_ok(r.status == 0 && fk.unwind_calls == 2 &&
 			       !memcmp(fk.unwind_order[0], id, 20) &&
 			       !memcmp(fk.unwind_id, cid, 20),
@@ -2567,12 +2573,7 @@ static void test_unwind(void)
 			cg_path(&fk.live, ids[named], 20, files[i]);
 			named++;
 		}
-		cg_sample(&fk.live, 1000, 0, 10, 10, "x", STACKID_SF_USER, 1,
-			  &f);
-		fk.bursts[0] = fk.live.len;	/* in one read */
-		fk.nbursts = 1;
-		fk.sigint_at = 20;
-		run(&o, &r);
+		run_one_read(&o, &r, &f);
 		/* each loaded table's file no larger than the next's */
 		for (i = 0; i + 1 < (size_t)fk.unwind_calls && i + 1 < 16;
 		     i++) {
@@ -2614,12 +2615,7 @@ static void test_unwind(void)
 			snprintf(path, sizeof(path), "/nonexistent/%u", i);
 			cg_path(&fk.live, bid, 20, path);
 		}
-		cg_sample(&fk.live, 1000, 0, 10, 10, "x", STACKID_SF_USER, 1,
-			  &f);
-		fk.bursts[0] = fk.live.len;	/* in one read */
-		fk.nbursts = 1;
-		fk.sigint_at = 20;
-		run(&o, &r);
+		run_one_read(&o, &r, &f);
 		line = strstr(r.err, "  unwind tables not loaded");
 		if (line)
 			sscanf(line, "  unwind tables not loaded %*u (no file "
