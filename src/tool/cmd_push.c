@@ -306,7 +306,8 @@ static int push_dir(struct pusher *p, const char *dir)
 		names[n++] = xstrdup(e->d_name);
 	}
 	closedir(d);
-	qsort(names, n, sizeof(char *), by_name);
+	if (n)		/* qsort(NULL, 0) is undefined */
+		qsort(names, n, sizeof(char *), by_name);
 	for (i = 0; i < n && !stop; i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
 		r = pusher_capture(p, path);
