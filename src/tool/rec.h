@@ -79,6 +79,8 @@ void replay_free(struct replay *rp);
 #define REC_UNWIND_SLICE_NS	50000000ULL	/* between polls, at most */
 /* Most paths waiting at once; more are counted as not tried. */
 #define REC_UNWIND_QUEUE_MAX	4096
+/* A path waiting longer is compiled next, whatever its size. */
+#define REC_UNWIND_WAIT_NS	1000000000ULL
 
 struct rec_unwind_item {
 	uint8_t id[STACKID_BUILD_ID_SIZE];
@@ -86,6 +88,7 @@ struct rec_unwind_item {
 	char *path;
 	uint64_t size;		/* of the file at path, as queued; or ~0 */
 	uint64_t seq;		/* order of arrival */
+	uint64_t queued_ns;	/* when */
 };
 
 /* A root other than the recorder's: one process that has it. */
@@ -114,6 +117,56 @@ struct rec_unwind {
 	uint64_t other_root;	/* of loaded: found through another root */
 	uint64_t no_file, mismatch, no_cfi, nospc, other, not_tried;
 };
+
+/*
+ * The queue of waiting paths is a min-heap: the smallest file first, then
+ * by arrival.
+ */
+static inline bool rec_uq_before(const struct rec_unwind_item *x,
+				 const struct rec_unwind_item *y)
+{
+	return x->size != y->size ? x->size < y->size : x->seq < y->seq;
+}
+
+/* Add @it; the caller has made room for it (qcap > nq). */
+static inline void rec_uq_push(struct rec_unwind *u,
+			       const struct rec_unwind_item *it)
+{
+	size_t i = u->nq++, up;
+
+	while (i && rec_uq_before(it, &u->q[up = (i - 1) / 2])) {
+		u->q[i] = u->q[up];
+		i = up;
+	}
+	u->q[i] = *it;
+}
+
+/* Take the item at @i out of the heap. */
+static inline struct rec_unwind_item rec_uq_take(struct rec_unwind *u,
+						 size_t i)
+{
+	struct rec_unwind_item out = u->q[i], last = u->q[--u->nq];
+	size_t c, up;
+
+	if (i == u->nq)
+		return out;
+	/* @last fills the hole: up while it goes before its parent... */
+	while (i && rec_uq_before(&last, &u->q[up = (i - 1) / 2])) {
+		u->q[i] = u->q[up];
+		i = up;
+	}
+	/* ...else down while a child goes before it */
+	while ((c = 2 * i + 1) < u->nq) {
+		if (c + 1 < u->nq && rec_uq_before(&u->q[c + 1], &u->q[c]))
+			c++;
+		if (!rec_uq_before(&u->q[c], &last))
+			break;
+		u->q[i] = u->q[c];
+		i = c;
+	}
+	u->q[i] = last;
+	return out;
+}
 
 struct rec {
 	const struct record_opts *o;

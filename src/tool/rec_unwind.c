@@ -12,9 +12,13 @@
  * most REC_UNWIND_SLICE_NS at a time (a file is never cut: python3's
  * 7 MB take 25 ms on a host, about 0.1 s in a guest), the smallest file
  * first, so that a small program's table does not wait behind a large
- * one named just before it. Each build-id is tried once per recording,
- * and what came of it is counted and said at the end. A module of ABI
- * 2.0 or 2.1 takes no tables: one notice, then nothing.
+ * one named just before it; a path that has waited REC_UNWIND_WAIT_NS
+ * goes first (one a slice), so that a stream of small new files cannot
+ * hold a large one back for ever. A path not found in the recorder's
+ * root (another root's file, or a deleted one) comes after the files
+ * that are. Each build-id is tried once per recording, and what came of
+ * it is counted and said at the end. A module of ABI 2.0 or 2.1 takes
+ * no tables: one notice, then nothing.
  *
  * The path is as the sampled process saw it: in a container (another
  * mount namespace or root directory) the recorder may find nothing
@@ -58,40 +62,15 @@ static void off_notice(struct rec *r)
 		"frame pointer\n", r->abi >> 16, r->abi & 0xffff);
 }
 
-/* The queue is a min-heap: the smallest file first, then by arrival. */
-static bool before_item(const struct rec_unwind_item *x,
-			const struct rec_unwind_item *y)
+/* The oldest waiting path's index, if it has waited @wait_ns; else 0. */
+static size_t overdue(const struct rec_unwind *u, uint64_t wait_ns)
 {
-	return x->size != y->size ? x->size < y->size : x->seq < y->seq;
-}
+	size_t i, old = 0;
 
-static void heap_push(struct rec_unwind *u, const struct rec_unwind_item *it)
-{
-	size_t i = u->nq++, up;
-
-	while (i && before_item(it, &u->q[up = (i - 1) / 2])) {
-		u->q[i] = u->q[up];
-		i = up;
-	}
-	u->q[i] = *it;
-}
-
-static struct rec_unwind_item heap_pop(struct rec_unwind *u)
-{
-	struct rec_unwind_item top = u->q[0], last = u->q[--u->nq];
-	size_t i = 0, c;
-
-	while ((c = 2 * i + 1) < u->nq) {
-		if (c + 1 < u->nq && before_item(&u->q[c + 1], &u->q[c]))
-			c++;
-		if (!before_item(&u->q[c], &last))
-			break;
-		u->q[i] = u->q[c];
-		i = c;
-	}
-	if (u->nq)
-		u->q[i] = last;
-	return top;
+	for (i = 1; i < u->nq; i++)
+		if (u->q[i].seq < u->q[old].seq)
+			old = i;
+	return now_ns() - u->q[old].queued_ns >= wait_ns ? old : 0;
 }
 
 void rec_unwind_note(struct rec *r, const void *rec)
@@ -125,10 +104,11 @@ void rec_unwind_note(struct rec *r, const void *rec)
 	it.len = p.build_id_len;
 	it.path = xstrdup((const char *)rec + sizeof(p));
 	/* only an order: another root's file, or none, comes last */
-	it.size = stat(it.path, &st) || !S_ISREG(st.st_mode) ?
-		  UINT64_MAX : (uint64_t)st.st_size;
+	it.size = it.path[0] != '/' || stat(it.path, &st) ||
+		  !S_ISREG(st.st_mode) ? UINT64_MAX : (uint64_t)st.st_size;
 	it.seq = u->seq++;
-	heap_push(u, &it);
+	it.queued_ns = now_ns();
+	rec_uq_push(u, &it);
 }
 
 bool rec_unwind_pending(const struct rec *r)
@@ -313,10 +293,14 @@ void rec_unwind_work(struct rec *r, uint64_t slice_ns)
 {
 	struct rec_unwind *u = &r->uw;
 	uint64_t end = now_ns() + slice_ns;
+	size_t first = u->nq ? overdue(u, r->o->unwind_wait_ns ?
+				       r->o->unwind_wait_ns :
+				       REC_UNWIND_WAIT_NS) : 0;
 
 	while (u->nq && !u->off) {
-		struct rec_unwind_item it = heap_pop(u);
+		struct rec_unwind_item it = rec_uq_take(u, first);
 
+		first = 0;
 		one(r, &it);
 		free(it.path);
 		if (now_ns() >= end)

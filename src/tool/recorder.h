@@ -27,6 +27,8 @@ struct record_opts {
 	bool no_unwind;		/* load no unwind tables into the module */
 	bool preload_unwind;	/* before sampling, load those of the system
 				 * libraries this process maps (libc, ...) */
+	uint64_t unwind_wait_ns;	/* a file waiting longer goes first;
+					 * 0: REC_UNWIND_WAIT_NS (tests) */
 	/* continuous mode (dir set): one capture per rotate_ns in dir */
 	const char *dir;
 	uint64_t rotate_ns;
