@@ -2459,7 +2459,9 @@ static void test_unwind_queue(void)
 		} else {
 			i = rand_r(&seed) % 3 ? 0 : rand_r(&seed) % u.nq;
 			mid += i > 0;
+			prev = u.q[i];
 			it = rec_uq_take(&u, i);
+			bad += it.seq != prev.seq;
 			twice += taken[it.seq]++ > 0;
 		}
 		for (k = 1; k < u.nq; k++)
@@ -2480,14 +2482,18 @@ static void test_unwind_queue(void)
 	free(u.q);
 }
 
-/* Record what was put into fk.live, and a sample of @f, all in one read. */
+/*
+ * Record what was put into fk.live, and a sample of @f, all in one read;
+ * stop after @polls polls (each one after a slice of unwind work while
+ * paths wait, at once when none does).
+ */
 static void run_one_read(struct record_opts *o, struct run *r,
-			 const struct cg_frame *f)
+			 const struct cg_frame *f, int polls)
 {
 	cg_sample(&fk.live, 1000, 0, 10, 10, "x", STACKID_SF_USER, 1, f);
 	fk.bursts[0] = fk.live.len;
 	fk.nbursts = 1;
-	fk.sigint_at = 20;
+	fk.sigint_at = polls;
 	run(o, r);
 }
 
@@ -2594,8 +2600,9 @@ static void test_unwind(void)
 					fake_reset();
 					cg_path(&fk.live, big, 20, bigp);
 					cg_path(&fk.live, small, 20, smallp);
-					o.unwind_wait_ns = w;
-					run_one_read(&o, &r, &f);
+					/* w: 1 ns, else never */
+					o.unwind_wait_ns = w ? w : UINT64_MAX;
+					run_one_read(&o, &r, &f, 2000);
 					tap_ok(r.status == 0 &&
 					       fk.unwind_calls == 2 &&
 					       !memcmp(fk.unwind_order[0],
@@ -2644,7 +2651,9 @@ static void test_unwind(void)
 			cg_path(&fk.live, ids[named], 20, files[i]);
 			named++;
 		}
-		run_one_read(&o, &r, &f);
+		o.unwind_wait_ns = UINT64_MAX;	/* by size only */
+		run_one_read(&o, &r, &f, 2000);
+		o.unwind_wait_ns = 0;
 		/* each loaded table's file no larger than the next's */
 		for (i = 0; i + 1 < (size_t)fk.unwind_calls && i + 1 < 16;
 		     i++) {
@@ -2669,9 +2678,11 @@ static void test_unwind(void)
 
 	/*
 	 * More new build-ids at once than the queue holds: those beyond
-	 * REC_UNWIND_QUEUE_MAX are not tried, the rest are (no such file
-	 * here: a failed open each, far less than the 19 slices of 50 ms
-	 * before the stop), and every one is counted.
+	 * REC_UNWIND_QUEUE_MAX are not tried, the rest are, and every one
+	 * is counted. No such file here: each costs a failed open, in the
+	 * recorder's root and in each other root there is (at most 256),
+	 * and the recording stops only once the queue has had 2,000 slices
+	 * of 50 ms, far more than that takes.
 	 */
 	{
 		enum { N = REC_UNWIND_QUEUE_MAX + 104 };
@@ -2687,7 +2698,7 @@ static void test_unwind(void)
 			snprintf(path, sizeof(path), "/nonexistent/%u", i);
 			cg_path(&fk.live, bid, 20, path);
 		}
-		run_one_read(&o, &r, &f);	/* 19 slices: enough */
+		run_one_read(&o, &r, &f, 2000);
 		line = strstr(r.err, "  unwind tables not loaded");
 		if (line)
 			sscanf(line, "  unwind tables not loaded %*u (no file "
