@@ -6,9 +6,11 @@
  * or, for the test of samples that join a waiting one, once a writer
  * opened the FIFO GOFILE (till then asleep, never sampled), N reads
  * from /dev/zero of about MS milliseconds each (a long stretch in the
- * kernel; the length measured on this machine), then sleeps. Prints its
- * pid once running ("zero": once its reads are measured and its buffer
- * faulted in, just before it waits for the FIFO).
+ * kernel; the length measured on this machine), then prints on standard
+ * error when each was made ("read I START END", CLOCK_MONOTONIC ns; at
+ * most ZERO_READS_MAX) and sleeps. Prints its pid once running ("zero":
+ * once its reads are measured and its buffer faulted in, just before it
+ * waits for the FIFO).
  *
  * held N CPU FILE...: for the test of tasks that sleep in the kernel
  * after they were sampled. Runs each FILE (a copy of this program, one
@@ -56,8 +58,13 @@ __attribute__((noinline)) static void loop_read(const char *path)
 			lseek(fd, 0, SEEK_SET);
 }
 
-/* Read @len bytes of /dev/zero (@fd) into @big; the time it took, in ns. */
-static double zero_read(int fd, char *big, size_t len)
+/*
+ * Read @len bytes of /dev/zero (@fd) into @big; the time it took, in ns,
+ * and its start and end (CLOCK_MONOTONIC, ns: the clock of a sample's
+ * time) in @span if not NULL.
+ */
+static double zero_read(int fd, char *big, size_t len,
+			unsigned long long *span)
 {
 	struct timespec a, b;
 	size_t off;
@@ -72,15 +79,21 @@ static double zero_read(int fd, char *big, size_t len)
 		}
 	}
 	clock_gettime(CLOCK_MONOTONIC, &b);
+	if (span) {
+		span[0] = a.tv_sec * 1000000000ULL + a.tv_nsec;
+		span[1] = b.tv_sec * 1000000000ULL + b.tv_nsec;
+	}
 	return (b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec);
 }
 
 #define ZERO_CAL	(16UL << 20)
 #define ZERO_MAX	(256UL << 20)
+#define ZERO_READS_MAX	64
 
 __attribute__((noinline)) static void zero_reads(unsigned int ms, int n,
 					       const char *go)
 {
+	static unsigned long long span[ZERO_READS_MAX][2];
 	int fd = open("/dev/zero", O_RDONLY), i;
 	size_t len = ZERO_CAL;
 	char *big = malloc(ZERO_MAX);
@@ -100,7 +113,7 @@ __attribute__((noinline)) static void zero_reads(unsigned int ms, int n,
 	 */
 	memset(big, 1, len);
 	for (i = 0; i < 3; i++) {
-		t = zero_read(fd, big, len);
+		t = zero_read(fd, big, len, NULL);
 		if (!i || t < best)
 			best = t;
 	}
@@ -115,8 +128,12 @@ __attribute__((noinline)) static void zero_reads(unsigned int ms, int n,
 		perror(go);
 		exit(1);
 	}
-	for (i = 0; i < n; i++)
-		zero_read(fd, big, len);
+	for (i = 0; i < n && i < ZERO_READS_MAX; i++)
+		zero_read(fd, big, len, span[i]);
+	/* when each read was in the kernel, for the test to match samples */
+	for (i = 0; i < n && i < ZERO_READS_MAX; i++)
+		fprintf(stderr, "read %d %llu %llu\n", i, span[i][0],
+			span[i][1]);
 	for (;;)
 		pause();
 }
