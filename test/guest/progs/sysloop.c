@@ -6,9 +6,9 @@
  * or, for the test of samples that join a waiting one, once a writer
  * opened the FIFO GOFILE (till then asleep, never sampled), N reads
  * from /dev/zero of about MS milliseconds each (a long stretch in the
- * kernel; the length measured on this machine), then prints on standard
- * error when each was made ("read I START END", CLOCK_MONOTONIC ns; at
- * most ZERO_READS_MAX) and sleeps. Prints its pid once running ("zero":
+ * kernel; the length measured on this machine; N at most
+ * ZERO_READS_MAX), then prints on standard error when each was made
+ * ("read I START END", CLOCK_MONOTONIC ns) and sleeps. Prints its pid once running ("zero":
  * once its reads are measured and its buffer faulted in, just before it
  * waits for the FIFO).
  *
