@@ -8,9 +8,9 @@
  * from /dev/zero of about MS milliseconds each (a long stretch in the
  * kernel; the length measured on this machine; N at most
  * ZERO_READS_MAX), then prints on standard error when each was made
- * ("read I START END", CLOCK_MONOTONIC ns) and sleeps. Prints its pid once running ("zero":
- * once its reads are measured and its buffer faulted in, just before it
- * waits for the FIFO).
+ * ("read I START END", CLOCK_MONOTONIC ns) and sleeps. Prints its pid
+ * once running ("zero": once its reads are measured and its buffer
+ * faulted in, just before it waits for the FIFO).
  *
  * held N CPU FILE...: for the test of tasks that sleep in the kernel
  * after they were sampled. Runs each FILE (a copy of this program, one
