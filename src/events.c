@@ -7,7 +7,7 @@
  * event. perf_event_release_kernel() returns only once the event is off
  * its CPU, so after stackid_disable() no handler runs; everything a
  * handler may have queued (irq_works, the wakeup timer) is then waited
- * for, and the anchor that deferred samples pin is let go (task.c).
+ * for.
  *
  * The event type (cpu-clock, or cycles with the cycles parameter) is taken
  * once, at enable. While ENABLE runs, a CPU that cannot get its event
@@ -26,7 +26,6 @@
 #include <linux/cpu.h>
 #include <linux/fs.h>
 #include <linux/mount.h>
-#include <linux/anon_inodes.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/mmap_lock.h>
@@ -86,12 +85,11 @@ static int stackid_cpu_offline(unsigned int cpu)
 
 /*
  * No handler runs any more (events released): wait for everything one
- * queued, and let the anchor go. Every enable that got far enough to
- * create an event ends here, failed or not, and so does module exit.
+ * queued. Every enable that got far enough to create an event ends
+ * here, failed or not, and so does module exit.
  */
 void stackid_quiesce(void)
 {
-	struct file *anchor;
 	int cpu;
 
 	stackid_timer_delete_sync(&stackid_state.wake_timer);
@@ -99,10 +97,6 @@ void stackid_quiesce(void)
 		irq_work_sync(&stackid_state.cpus[cpu]->unlock_work);
 		irq_work_sync(&stackid_state.cpus[cpu]->wake_work);
 	}
-	anchor = stackid_state.anchor;
-	WRITE_ONCE(stackid_state.anchor, NULL);
-	if (anchor)
-		fput(anchor);
 }
 
 /*
@@ -146,16 +140,10 @@ void stackid_kframes_exit(void)
 	unregister_module_notifier(&stackid_module_nb);
 }
 
-/* Deferred samples pin this (task.c); it does nothing else. */
-static const struct file_operations stackid_anchor_fops = {
-	.owner = THIS_MODULE,
-};
-
 /* Call with stackid_state.lock held. */
 int stackid_enable(void)
 {
 	struct stackid_state *st = &stackid_state;
-	struct file *anchor;
 	u32 max;
 	int ret;
 
@@ -174,10 +162,6 @@ int stackid_enable(void)
 		st->ev_type = PERF_TYPE_SOFTWARE;
 		st->ev_config = PERF_COUNT_SW_CPU_CLOCK;
 	}
-	anchor = anon_inode_getfile("[stackid]", &stackid_anchor_fops, NULL,
-				    O_RDONLY);
-	if (IS_ERR(anchor))
-		return PTR_ERR(anchor);
 	/*
 	 * A new session: each CPU forgets its cached build-ids and starts
 	 * its ring on a new epoch the next time it writes (its own doing,
@@ -187,7 +171,6 @@ int stackid_enable(void)
 	WRITE_ONCE(st->session, st->session + 1);
 	stackid_paths_reset();
 	stackid_cgroups_reset();
-	WRITE_ONCE(st->anchor, anchor);
 	WRITE_ONCE(st->enabling, true);
 	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "stackid:online",
 				stackid_cpu_online, stackid_cpu_offline);

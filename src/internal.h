@@ -58,6 +58,7 @@ struct cgroup;
 #include "elfnote.h"
 #include "ring.h"
 #include "delta.h"
+#include "anchor.h"
 #include "bidcache.h"
 
 /*
@@ -215,12 +216,20 @@ struct stackid_join {
  * was queued for may be taken back meanwhile, the ticket never is.
  */
 struct stackid_ticket {
-	struct callback_head work;
+	/* its work, run by stackid_anchor.ko (anchor.c; task.c: "Unloading") */
+	struct stackid_anchor_work w;
 	struct stackid_cpu *owner;	/* whose ticket this is */
 	unsigned int index;
 	struct stackid_deferred *d;	/* its slot: d->claim says if still */
-	struct mm_struct *mm;		/* mmgrab()ed */
-	struct file *anchor;		/* pins the module (task.c) */
+};
+
+/*
+ * A CPU's tickets, in memory that outlives the module while a task
+ * asleep in the kernel still has one queued (anchor.h: the block).
+ */
+struct stackid_tickets {
+	struct stackid_anchor_block block;	/* first */
+	struct stackid_ticket t[STACKID_DEFER_TICKETS];
 };
 
 /* A sample handed to its task's own context (task.c), in a slot of its CPU. */
@@ -273,9 +282,9 @@ struct stackid_cpu {
 	/* samples waiting for their task's own context (task.c) */
 	unsigned long defer_busy;	/* bit i: defer[i] in use */
 	struct stackid_deferred *defer[STACKID_DEFER_SLOTS];
-	/* bit i: tickets[i] queued */
+	/* bit i: tickets->t[i] queued */
 	unsigned long ticket_busy[STACKID_DEFER_TICKETS / BITS_PER_LONG];
-	struct stackid_ticket tickets[STACKID_DEFER_TICKETS];
+	struct stackid_tickets *tickets;
 	local64_t stats[STACKID_STAT_NR];
 	local64_t cost_sum;		/* handler ns, see stackid_cost */
 	local64_t cost[STACKID_COST_BUCKETS];
@@ -319,7 +328,8 @@ struct stackid_state {
 	wait_queue_head_t wq;		/* readers waiting for records */
 	struct timer_list wake_timer;	/* periodic wakeup while enabled */
 	struct stackid_cpu **cpus;	/* [nr_cpu_ids], possible CPUs only */
-	struct file *anchor;		/* pins the module for deferred work */
+	/* stackid_anchor.ko's registration: what each queued work holds */
+	struct stackid_anchor_reg anchor;
 	int hp_state;			/* cpuhp state while enabled, else -1 */
 	bool enabled;
 	bool enabling;			/* online callbacks may fail */
@@ -410,7 +420,7 @@ void stackid_ring_wakeup_check(struct stackid_cpu *c);
 int stackid_defer_alloc(struct stackid_cpu *c);
 void stackid_defer_free(struct stackid_cpu *c);
 bool stackid_defer_idle(void);
-void stackid_task_fn(struct callback_head *work);
+void stackid_task_fn(struct stackid_anchor_work *w);
 void stackid_deferred_settle(struct stackid_ksample *ks);
 
 /*

@@ -194,9 +194,14 @@ static int __init stackid_init(void)
 	ret = stackid_kframes_init();
 	if (ret)
 		goto fail;
-	ret = stackid_test_init();
+	/* before the first sample can queue a work (task.c: "Unloading") */
+	ret = stackid_anchor_register(STACKID_ANCHOR_API, stackid_task_fn,
+				      &stackid_state.anchor);
 	if (ret)
 		goto fail_kframes;
+	ret = stackid_test_init();
+	if (ret)
+		goto fail_anchor;
 	ret = stackid_dev_init();
 	if (ret)
 		goto fail_test;
@@ -206,6 +211,8 @@ static int __init stackid_init(void)
 	return 0;
 fail_test:
 	stackid_test_exit();
+fail_anchor:
+	stackid_anchor_unregister();
 fail_kframes:
 	stackid_kframes_exit();
 fail:
@@ -216,10 +223,11 @@ fail:
 }
 
 /*
- * Nobody can have the device open (it holds a module reference), and no
- * sample waits for its task (each holds the anchor, which holds one):
- * so sampling is off. Still, wait for everything that could ever have
- * been queued, on every path, before freeing what it uses.
+ * Nobody can have the device open (it holds a module reference): so
+ * sampling is off. Samples may still wait for tasks asleep in the
+ * kernel: once unregistered, their works no longer call in (task.c:
+ * "Unloading"). Wait for everything that could ever have been queued,
+ * on every path, before freeing what it uses.
  */
 static void __exit stackid_exit(void)
 {
@@ -229,6 +237,7 @@ static void __exit stackid_exit(void)
 	mutex_lock(&stackid_state.lock);
 	stackid_disable();
 	mutex_unlock(&stackid_state.lock);
+	stackid_anchor_unregister();
 	stackid_test_exit();
 	stackid_kframes_exit();
 	stackid_timer_shutdown_sync(&stackid_state.wake_timer);

@@ -368,14 +368,14 @@ static bool stackid_defer(struct stackid_cpu *c, struct stackid_ksample *ks,
 			  struct mm_struct *mm, const struct stackid_uw_regs *ur,
 			  bool rewalk)
 {
-	struct file *anchor = READ_ONCE(stackid_state.anchor);
+	struct stackid_anchor_reg *reg = &stackid_state.anchor;
 	struct stackid_deferred *d;
 	struct stackid_ticket *t;
 	bool back = false;
 	int i, k;
 
 	/* nothing is taken back for a work that cannot be queued */
-	if (!anchor || !stackid_task_work_can_add())
+	if (!stackid_task_work_can_add())
 		return false;
 	k = stackid_ticket_get(c);
 	if (k < 0) {
@@ -396,7 +396,7 @@ static bool stackid_defer(struct stackid_cpu *c, struct stackid_ksample *ks,
 		return false;
 	}
 	d = c->defer[i];
-	t = &c->tickets[k];
+	t = &c->tickets->t[k];
 	memcpy(&d->ks, ks, offsetof(struct stackid_ksample, frames) +
 	       stackid_nr_user(ks) * sizeof(ks->frames[0]));
 	d->task = current;
@@ -417,12 +417,14 @@ static bool stackid_defer(struct stackid_cpu *c, struct stackid_ksample *ks,
 	t->owner = c;
 	t->index = k;
 	t->d = d;
-	t->mm = mm;
-	t->anchor = anchor;
+	t->w.block = &c->tickets->block;
+	t->w.mm = mm;
+	t->w.pin = reg->pin;
+	t->w.gen = reg->gen;
 	/* the slot is the ticket's until its work or a take-back claims it */
 	WRITE_ONCE(d->claim, k + 1);
-	init_task_work(&t->work, stackid_task_fn);
-	if (stackid_task_work_add_current(&t->work)) {
+	init_task_work(&t->w.cb, stackid_anchor_run);
+	if (stackid_task_work_add_current(&t->w.cb)) {
 		WRITE_ONCE(d->claim, 0);
 		clear_bit(i, &c->defer_busy);
 		clear_bit(k, c->ticket_busy);
@@ -439,9 +441,11 @@ static bool stackid_defer(struct stackid_cpu *c, struct stackid_ksample *ks,
 	 * The work runs when the task next heads for user space, never
 	 * before this handler returns: the references can be taken now,
 	 * and no failure path has to drop one here (an fput() or mmdrop()
-	 * that might free is not for NMI). Both are atomic increments.
+	 * that might free is not for NMI). All are atomic increments;
+	 * stackid_anchor_run() drops them (anchor.c).
 	 */
-	get_file(anchor);
+	get_file(reg->pin);
+	atomic_inc(&c->tickets->block.refs);
 	mmgrab(mm);
 	stackid_stat_inc(c, STACKID_STAT_DEFERRED);
 	return true;

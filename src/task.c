@@ -47,20 +47,18 @@
  * (STACKID_STAT_DEFER_NO_TICKET). STACKID_IOC_RESET_STATS takes every
  * queued slot back.
  *
- * Unloading. Each queued ticket holds a reference on stackid_state.anchor,
- * a file whose file_operations are owned by this module; the module
- * cannot be unloaded while a file it owns is open. The task_work drops
- * that reference with fput() as the last thing it does; fput() from a
- * task never releases the file itself but queues the release as one more
- * task_work, which task_work_run() runs after this one has returned, and
- * the release's module_put() is the kernel's own code (__fput()). So no
- * code of this module runs after the module reference is gone, whatever
- * the compiler makes of this function: no tail call is needed. rmmod
- * fails with EBUSY while a sampled task has not yet returned to user
- * space (tasks do within a tick unless blocked in the kernel; a slot
- * taken back leaves its ticket, and so the reference, queued); workers
- * that never return there are never deferred (sample.c: their samples
- * are delivered at once, kernel frames only).
+ * Unloading. A queued work's function must stay in memory until its
+ * task runs it, and a module cannot take a queued work back
+ * (task_work_cancel() is not exported). So the works name
+ * stackid_anchor_run(), in the small module stackid_anchor.ko (anchor.c),
+ * which calls stackid_task_fn() here only while this module's
+ * registration is current, and which holds the mm's reference, the
+ * tickets' memory (a block handed over at exit) and its own module pin.
+ * Module exit unregisters (waiting out a call in progress) before it
+ * frees anything a call uses: a task asleep in the kernel no longer keeps
+ * this module loaded; when it wakes, its work only lets go. Workers that
+ * never return to user space are never deferred (sample.c: their
+ * samples are delivered at once, kernel frames only).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -359,22 +357,22 @@ static void stackid_task_finish(struct stackid_deferred *d)
 	clear_bit(d->slot, &d->owner->defer_busy);
 }
 
-void stackid_task_fn(struct callback_head *work)
+/* Called by stackid_anchor_run() for a work of this module's (above). */
+void stackid_task_fn(struct stackid_anchor_work *w)
 {
-	struct stackid_ticket *t = container_of(work, struct stackid_ticket,
-						work);
+	struct stackid_ticket *t = container_of(w, struct stackid_ticket, w);
 	struct stackid_deferred *d = t->d;
-	struct file *anchor = t->anchor;
 	unsigned long claim = t->index + 1;
 
 	/* unless its CPU's handler took the slot back meanwhile */
 	if (cmpxchg(&d->claim, claim, 0) == claim)
 		stackid_task_finish(d);
-	mmdrop(t->mm);
-	/* the ticket goes back to its CPU's handler */
+	/*
+	 * The ticket goes back to its CPU's handler; stackid_anchor_run()
+	 * read what it drops (mm, block, pin) before this call.
+	 */
 	smp_mb__before_atomic();
 	clear_bit(t->index, t->owner->ticket_busy);
-	fput(anchor);	/* last: see "Unloading" above */
 }
 
 /* Every slot queued on @c, taken back, written, free; @c held. */
@@ -445,6 +443,12 @@ int stackid_defer_alloc(struct stackid_cpu *c)
 	unsigned int i;
 
 	BUILD_BUG_ON(STACKID_DEFER_SLOTS > BITS_PER_LONG);
+	BUILD_BUG_ON(offsetof(struct stackid_tickets, block));
+	c->tickets = kvzalloc_node(sizeof(*c->tickets), GFP_KERNEL,
+				   cpu_to_node(c->cpu));
+	if (!c->tickets)
+		return -ENOMEM;
+	atomic_set(&c->tickets->block.refs, 1);
 	for (i = 0; i < STACKID_DEFER_SLOTS; i++) {
 		c->defer[i] = kvzalloc_node(sizeof(*c->defer[i]), GFP_KERNEL,
 					    cpu_to_node(c->cpu));
@@ -456,11 +460,18 @@ int stackid_defer_alloc(struct stackid_cpu *c)
 	return 0;
 }
 
-/* Module exit: no work can be pending (each holds the anchor). */
+/*
+ * Module exit, after stackid_anchor_unregister(): no work calls in any
+ * more, so no slot is touched but here; the tickets of tasks still
+ * asleep stay queued in their block, which the last of them frees.
+ */
 void stackid_defer_free(struct stackid_cpu *c)
 {
 	unsigned int i;
 
 	for (i = 0; i < STACKID_DEFER_SLOTS; i++)
 		kvfree(c->defer[i]);
+	if (c->tickets)
+		stackid_anchor_block_put(&c->tickets->block);
+	c->tickets = NULL;
 }

@@ -117,7 +117,7 @@ store_build() {
 	local t=$bcache.tmp.$$ o s=$work/keysrc
 	rm -rf "$t" "$s"
 	mkdir -p "$t/testmod/src"
-	cp "$ko" "$t/" && cp "$testko" "$t/testmod/" || { rm -rf "$t"; return; }
+	cp "$ko" "$ako" "$t/" && cp "$testko" "$t/testmod/" || { rm -rf "$t"; return; }
 	if make -s -C "$top" dkms-src DESTDIR="$s" >/dev/null; then
 		echo "$(tree_files_hash "$s" | sha256sum | cut -c1-16) $("$top/test/matrix.sh" --headers-hash "$kdir") $(kernel_env "$kver")" >"$t/built-from"
 	fi
@@ -153,9 +153,11 @@ bkey=$(build_key) || die "make dkms-src"
 bcache=$STACKID_CACHE/builds/$kver/$bkey
 testko=
 if [ "${STACKID_BUILD_CACHE:-1}" != 0 ] && [ -f "$bcache/done" ]; then
-	cp "$bcache"/stackid.ko* "$work/"
+	cp "$bcache"/stackid.ko* "$bcache"/stackid_anchor.ko* "$work/"
 	ko=$(find "$work" -maxdepth 1 -name 'stackid.ko*' | head -n 1)
 	[ -n "$ko" ] || die "the cached build $bcache has no stackid.ko"
+	ako=$(find "$work" -maxdepth 1 -name 'stackid_anchor.ko*' | head -n 1)
+	[ -n "$ako" ] || die "the cached build $bcache has no stackid_anchor.ko"
 	result ok "dkms build + install ($(basename "$ko"); these sources, built before: $bkey)"
 	mkdir -p "$work/testmod"
 	cp -a "$bcache/testmod/." "$work/testmod/"
@@ -171,8 +173,12 @@ else
 	ko=$(find "$top/build/dkms/install/$kver/updates/dkms" -name 'stackid.ko*' |
 		head -n 1)
 	[ -n "$ko" ] || die "dkms installed no stackid.ko for $kver"
-	cp "$ko" "$work/"
+	ako=$(find "$top/build/dkms/install/$kver/updates/dkms" -name 'stackid_anchor.ko*' |
+		head -n 1)
+	[ -n "$ako" ] || die "dkms installed no stackid_anchor.ko for $kver"
+	cp "$ko" "$ako" "$work/"
 	ko=$work/$(basename "$ko")
+	ako=$work/$(basename "$ako")
 	result ok "dkms build + install ($(basename "$ko"))"
 	stage "[$kver] dkms" $t0
 
@@ -212,7 +218,7 @@ done
 # in place so that modprobe finds it by name.
 mdir=$root/lib/modules/$kver
 mkdir -p "$mdir/updates/dkms"
-cp "$ko" "$mdir/updates/dkms/"
+cp "$ko" "$ako" "$mdir/updates/dkms/"
 meta=$(kernel_moddir "$kver")
 [ -n "${STACKID_KDIR:-}" ] && meta=$kdir
 for f in modules.order modules.builtin modules.builtin.modinfo; do
