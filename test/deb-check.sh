@@ -44,8 +44,10 @@ built=1
 [ -n "\$kver" ] &&
 	echo "\$st" | grep -q "stackid/.*, \$kver, x86_64: installed" &&
 	[ -f /lib/modules/\$kver/updates/dkms/stackid.ko ] &&
-	modinfo -k \$kver stackid | grep -q '^name: *stackid' && built=0
-check \$built "DKMS built and installed the module for \$kver (\$st)"
+	[ -f /lib/modules/\$kver/updates/dkms/stackid_anchor.ko ] &&
+	modinfo -k \$kver stackid | grep -q '^name: *stackid' &&
+	modinfo -k \$kver stackid | grep -q '^depends: *stackid_anchor' && built=0
+check \$built "DKMS built and installed the modules for \$kver, stackid depending on stackid_anchor (\$st)"
 [ -f /usr/src/stackid-*/dkms.conf ] && [ -f /usr/src/stackid-*/Kbuild ]
 check \$? "sources in /usr/src/\$(cd /usr/src && ls -d stackid-*)"
 stackid --version | grep -q '^stackid ' && stackid report --help | grep -q pprof
@@ -63,8 +65,9 @@ grep -q '^STACKID_FREQ=' /etc/default/stackid &&
 check \$? "/etc/default/stackid: frequency, retention, backend URL (empty)"
 [ \$built = 0 ] && apt-get remove -y -q stackid-dkms >>\$log 2>&1 &&
 	! dkms status stackid 2>/dev/null | grep -q installed &&
-	[ ! -e /lib/modules/\$kver/updates/dkms/stackid.ko ]
-check \$? "apt remove stackid-dkms: DKMS removes the module"
+	[ ! -e /lib/modules/\$kver/updates/dkms/stackid.ko ] &&
+	[ ! -e /lib/modules/\$kver/updates/dkms/stackid_anchor.ko ]
+check \$? "apt remove stackid-dkms: DKMS removes the modules"
 EOF_INSIDE
 chmod +x "$root.in/inside.sh"
 

@@ -148,6 +148,8 @@ no_errors() {
 }
 
 loaded() { grep -q '^stackid ' /proc/modules; }
+# stackid or its task-work module (src/anchor.c)
+any_loaded() { grep -qE '^stackid(_anchor)? ' /proc/modules; }
 # in_updates KVER: modprobe finds DKMS's build for KVER (.ko, or .ko.xz
 # where the kernel's modules are compressed: 6.12)
 in_updates() {
@@ -327,9 +329,10 @@ case $stage in
 	rc=$?
 	check $rc "apt purge stackid stackid-dkms ($(since $t) s)"
 	[ $rc = 0 ] || tail -n 30 $state/purge.log | sed 's/^/# /'
-	! loaded
-	check $? "nothing left loaded"
-	left=$(ls -d /lib/modules/*/updates/dkms/stackid.ko* /var/lib/dkms/stackid \
+	! any_loaded
+	check $? "nothing left loaded ($(grep -E '^stackid' /proc/modules | cut -d' ' -f1))"
+	left=$(ls -d /lib/modules/*/updates/dkms/stackid.ko* \
+		/lib/modules/*/updates/dkms/stackid_anchor.ko* /var/lib/dkms/stackid \
 		/usr/src/stackid-* /lib/systemd/system/stackid*.service \
 		/etc/systemd/system/*/stackid*.service /etc/default/stackid \
 		/var/lib/stackid /usr/bin/stackid 2>/dev/null)

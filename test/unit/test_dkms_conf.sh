@@ -102,6 +102,8 @@ else
 	check "autoinstall for $k: exit 0 (got $rc)" test $rc = 0
 	ko=$(find "$d/dkms/install/$k" -name 'stackid.ko*')
 	check "autoinstall for $k: installed ${ko#$d/dkms/install/}" test -n "$ko"
+	ako=$(find "$d/dkms/install/$k" -name 'stackid_anchor.ko*')
+	check "autoinstall for $k: installed ${ako#$d/dkms/install/}" test -n "$ako"
 	[ $rc = 0 ] && [ -n "$ko" ] || tail -n 20 "$d/log" | sed 's/^/# /'
 	# As on every system after the package's postinst: installed for
 	# one kernel, autoinstall for one it cannot support must still skip

@@ -21,8 +21,18 @@ check "modinfo: loaded from updates/dkms" \
 nparm=$(ls /sys/module/stackid/parameters 2>/dev/null | wc -l)
 ndesc=$(grep -c '^parm: *[a-z_]*:[^ ].*' /tmp/modinfo)
 check "modinfo: all $nparm parameters described ($ndesc)" test "$nparm" = "$ndesc"
+# Its task works' function is a module of its own (src/anchor.c), which
+# modprobe loads first and which DKMS installs beside it.
+check "modinfo: depends on stackid_anchor" \
+	grep -q '^depends: *stackid_anchor$' /tmp/modinfo
+check "stackid_anchor loaded from updates/dkms" sh -c \
+	"modinfo -n stackid_anchor | grep -q '/updates/dkms/stackid_anchor\.ko'"
 
 check "rmmod stackid" rmmod stackid
 check "/dev/stackid removed" test ! -e /dev/stackid
 check "modprobe again" modprobe stackid
 check "modprobe -r" modprobe -r stackid
+check "modprobe -r took stackid_anchor too (unused)" \
+	test ! -d /sys/module/stackid_anchor
+# as the guest's init left it, for the tests that insmod the test build
+modprobe stackid_anchor
