@@ -21,6 +21,8 @@
  *   bidcache.c the per-CPU build-id cache (pure)
  *   elfnote.c  ELF build-id note parser (pure)
  *   testhook.c test builds only (STACKID_TEST): NMI hook, fault injection
+ *   anchor.c   stackid_anchor.ko, a module of its own: the function the
+ *              task works name, so that stackid unloads while they wait
  *
  * Contexts. The handler runs on the sampled CPU in hardirq (cpu-clock) or
  * NMI (hardware events, the test hook), interrupts off, never nested (the
