@@ -24,11 +24,14 @@
  * work holds a reference on the registration's pin, a file whose
  * file_operations this module owns, and drops it with fput() as the last
  * thing it does. fput() from a task never releases the file itself: it
- * queues the release as one more task_work (or hands it to a kernel
- * worker), and the release's module_put() is the kernel's own code
- * (__fput()), run after this function has returned. So "rmmod
- * stackid_anchor" fails with EBUSY while one is queued, and works when
- * none is and stackid is not loaded.
+ * queues the release as one more task_work, which task_work_run() runs
+ * after this function has returned (a task's works are never run from a
+ * kernel thread, and task_work_add() from a running work does not fail,
+ * in exit_task_work() too, so fput()'s fallback to a kernel worker is
+ * not taken here); the release's module_put() is the kernel's own code
+ * (__fput()). So "rmmod stackid_anchor" fails with EBUSY while a work is
+ * queued or stackid is loaded (it uses this module), and works when
+ * neither is.
  *
  * Contexts: stackid_anchor_run() runs where task works run: in process
  * context, on the way back to user space, in exit_task_work(), or where
@@ -36,8 +39,6 @@
  * (SRCU, and stackid's function takes the mm lock). Register and
  * unregister run in module init and exit.
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
-
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/fs.h>
@@ -49,10 +50,10 @@
 #include <linux/sched/mm.h>
 #include <linux/srcu.h>
 #include <linux/sysfs.h>
-#include <linux/task_work.h>
 #include "anchor.h"
 
 struct stackid_anchor_user {
+	struct module *owner;
 	void (*fn)(struct stackid_anchor_work *w);
 	u64 gen;
 	struct file *pin;
@@ -66,6 +67,9 @@ static u64 stackid_anchor_gen;			/* under the lock */
 static atomic_t stackid_anchor_orphan_blocks = ATOMIC_INIT(0);
 /* works that ran after the registration that queued them had ended */
 static atomic_long_t stackid_anchor_orphan_works = ATOMIC_LONG_INIT(0);
+/* works queued and not yet run (anchor.h) */
+atomic_long_t stackid_anchor_queued = ATOMIC_LONG_INIT(0);
+EXPORT_SYMBOL_GPL(stackid_anchor_queued);
 
 static int stackid_anchor_param_ro(const char *val,
 				   const struct kernel_param *kp)
@@ -85,6 +89,16 @@ static int stackid_anchor_get_works(char *buf, const struct kernel_param *kp)
 			  atomic_long_read(&stackid_anchor_orphan_works));
 }
 
+static int stackid_anchor_get_queued(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%ld\n", atomic_long_read(&stackid_anchor_queued));
+}
+
+static const struct kernel_param_ops stackid_anchor_queued_ops = {
+	.set = stackid_anchor_param_ro,
+	.get = stackid_anchor_get_queued,
+};
+
 static const struct kernel_param_ops stackid_anchor_blocks_ops = {
 	.set = stackid_anchor_param_ro,
 	.get = stackid_anchor_get_blocks,
@@ -95,6 +109,8 @@ static const struct kernel_param_ops stackid_anchor_works_ops = {
 	.get = stackid_anchor_get_works,
 };
 
+module_param_cb(queued_works, &stackid_anchor_queued_ops, NULL, 0444);
+MODULE_PARM_DESC(queued_works, "Works queued for tasks and not yet run (read-only)");
 module_param_cb(orphan_blocks, &stackid_anchor_blocks_ops, NULL, 0444);
 MODULE_PARM_DESC(orphan_blocks, "Blocks of works queued by a stackid since unloaded, still waiting for their tasks (read-only)");
 module_param_cb(orphan_works, &stackid_anchor_works_ops, NULL, 0444);
@@ -108,13 +124,15 @@ static const struct file_operations stackid_anchor_fops = {
 /**
  * stackid_anchor_register - make @fn the function works call
  * @api: STACKID_ANCHOR_API as the caller was built with
- * @fn: called by stackid_anchor_run() for each work of this registration
+ * @owner: the module @fn is in
+ * @fn: called by stackid_anchor_run() for each work of this registration,
+ *	holding a reference on @owner
  * @reg: receives the pin and the generation the caller's works carry
  *
  * Process context. Return: 0, -EPROTO for another interface, -EBUSY if
  * a registration is current, or an allocation's error.
  */
-int stackid_anchor_register(unsigned int api,
+int stackid_anchor_register(unsigned int api, struct module *owner,
 			    void (*fn)(struct stackid_anchor_work *w),
 			    struct stackid_anchor_reg *reg)
 {
@@ -137,6 +155,7 @@ int stackid_anchor_register(unsigned int api,
 	if (rcu_access_pointer(stackid_anchor_user)) {
 		ret = -EBUSY;
 	} else {
+		u->owner = owner;
 		u->fn = fn;
 		u->gen = ++stackid_anchor_gen;
 		u->pin = pin;
@@ -222,8 +241,15 @@ void stackid_anchor_run(struct callback_head *cb)
 
 	idx = srcu_read_lock(&stackid_anchor_srcu);
 	u = srcu_dereference(stackid_anchor_user, &stackid_anchor_srcu);
-	if (u && u->gen == gen) {
+	/*
+	 * The owner's reference makes "rmmod stackid" fail with EBUSY while
+	 * a call is in progress (it may wait long: the mm lock, a file's
+	 * read) rather than wait for it in its exit's synchronize_srcu();
+	 * once the owner is going, a work only lets go.
+	 */
+	if (u && u->gen == gen && try_module_get(u->owner)) {
 		u->fn(w);
+		module_put(u->owner);
 		ran = true;
 	}
 	srcu_read_unlock(&stackid_anchor_srcu, idx);
@@ -231,6 +257,7 @@ void stackid_anchor_run(struct callback_head *cb)
 		atomic_long_inc(&stackid_anchor_orphan_works);
 	mmdrop(mm);
 	stackid_anchor_block_drop(b);
+	atomic_long_dec(&stackid_anchor_queued);
 	fput(pin);	/* last: see above */
 }
 EXPORT_SYMBOL_GPL(stackid_anchor_run);

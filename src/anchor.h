@@ -13,6 +13,10 @@
 #include <linux/types.h>
 #include <linux/atomic.h>
 
+struct module;
+struct mm_struct;
+struct file;
+
 #define STACKID_ANCHOR_API	1
 
 /*
@@ -27,8 +31,9 @@ struct stackid_anchor_block {
 /*
  * A work queued with task_work_add(), its function stackid_anchor_run().
  * Its owner fills it in, then takes one reference on @block and one on
- * @pin (get_file()) for it; stackid_anchor_run() drops the mm's, the
- * block's and the pin's, in that order, after the owner's function.
+ * @pin (get_file()) for it, and counts it in stackid_anchor_queued;
+ * stackid_anchor_run() drops the mm's, the block's and the pin's, in
+ * that order, after the owner's function, and uncounts it.
  */
 struct stackid_anchor_work {
 	struct callback_head cb;
@@ -48,7 +53,10 @@ struct stackid_anchor_reg {
 	u64 gen;
 };
 
-int stackid_anchor_register(unsigned int api,
+/* works queued and not yet run: the owner adds one for each it queues */
+extern atomic_long_t stackid_anchor_queued;
+
+int stackid_anchor_register(unsigned int api, struct module *owner,
 			    void (*fn)(struct stackid_anchor_work *w),
 			    struct stackid_anchor_reg *reg);
 void stackid_anchor_unregister(void);

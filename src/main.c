@@ -195,8 +195,8 @@ static int __init stackid_init(void)
 	if (ret)
 		goto fail;
 	/* before the first sample can queue a work (task.c: "Unloading") */
-	ret = stackid_anchor_register(STACKID_ANCHOR_API, stackid_task_fn,
-				      &stackid_state.anchor);
+	ret = stackid_anchor_register(STACKID_ANCHOR_API, THIS_MODULE,
+				      stackid_task_fn, &stackid_state.anchor);
 	if (ret)
 		goto fail_kframes;
 	ret = stackid_test_init();

@@ -26,15 +26,15 @@ load() {
 
 S=/stackid/sidcheck
 
-# unheld: wait (at most 10 s) until nothing holds the module (every
-# sample's work that was queued has run); prints its reference count.
+# unheld: wait (at most 10 s) until every sample's work that was queued
+# has run (src/anchor.c); prints how many are still queued.
 unheld() {
-	local i=0
-	while [ "$(cat /sys/module/stackid/refcnt)" != 0 ] && [ $i -lt 100 ]; do
+	local i=0 q=/sys/module/stackid_anchor/parameters/queued_works
+	while [ "$(cat $q)" != 0 ] && [ $i -lt 100 ]; do
 		sleep 0.1
 		i=$((i + 1))
 	done
-	cat /sys/module/stackid/refcnt
+	cat $q
 }
 
 # spawn PROG ARGS...: start a spinner that prints its pid; sets $pid.

@@ -31,8 +31,14 @@ check "stackid_anchor loaded from updates/dkms" sh -c \
 check "rmmod stackid" rmmod stackid
 check "/dev/stackid removed" test ! -e /dev/stackid
 check "modprobe again" modprobe stackid
+# works an earlier test's stackid left to tasks still asleep would hold it
+ob=$(cat /sys/module/stackid_anchor/parameters/orphan_blocks)
 check "modprobe -r" modprobe -r stackid
-check "modprobe -r took stackid_anchor too (unused)" \
-	test ! -d /sys/module/stackid_anchor
+if [ "$ob" = 0 ]; then
+	check "modprobe -r took stackid_anchor too (unused)" \
+		test ! -d /sys/module/stackid_anchor
+else
+	pass "modprobe -r took stackid_anchor too # SKIP $ob block(s) of earlier tests still wait"
+fi
 # as the guest's init left it, for the tests that insmod the test build
-modprobe stackid_anchor
+check "modprobe stackid_anchor" modprobe stackid_anchor
