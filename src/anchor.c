@@ -198,7 +198,7 @@ EXPORT_SYMBOL_GPL(stackid_anchor_unregister);
 
 static void stackid_anchor_block_drop(struct stackid_anchor_block *b)
 {
-	if (atomic_dec_and_test(&b->refs)) {
+	if (refcount_dec_and_test(&b->refs)) {
 		/* the owner's reference went first: it was an orphan */
 		atomic_dec(&stackid_anchor_orphan_blocks);
 		kvfree(b);

@@ -12,6 +12,7 @@
 
 #include <linux/types.h>
 #include <linux/atomic.h>
+#include <linux/refcount.h>
 
 struct module;
 struct mm_struct;
@@ -25,7 +26,7 @@ struct file;
  * holds one more. Whoever drops the last frees the block (kvfree()).
  */
 struct stackid_anchor_block {
-	atomic_t refs;
+	refcount_t refs;
 };
 
 /*

@@ -445,7 +445,7 @@ static bool stackid_defer(struct stackid_cpu *c, struct stackid_ksample *ks,
 	 * stackid_anchor_run() drops them (anchor.c).
 	 */
 	get_file(reg->pin);
-	atomic_inc(&c->tickets->block.refs);
+	refcount_inc(&c->tickets->block.refs);
 	atomic_long_inc(&stackid_anchor_queued);
 	mmgrab(mm);
 	stackid_stat_inc(c, STACKID_STAT_DEFERRED);

@@ -54,9 +54,11 @@
  * which calls stackid_task_fn() here only while this module's
  * registration is current, and which holds the mm's reference, the
  * tickets' memory (a block handed over at exit) and its own module pin.
- * Module exit unregisters (waiting out a call in progress) before it
- * frees anything a call uses: a task asleep in the kernel no longer keeps
- * this module loaded; when it wakes, its work only lets go. Workers that
+ * A call holds this module (try_module_get()): rmmod fails with EBUSY
+ * while one runs, not while works merely wait. Module exit unregisters
+ * (waiting out a work between its check and its call) before it frees
+ * anything a call uses: a task asleep in the kernel no longer keeps this
+ * module loaded; when it wakes, its work only lets go. Workers that
  * never return to user space are never deferred (sample.c: their
  * samples are delivered at once, kernel frames only).
  */
@@ -448,7 +450,7 @@ int stackid_defer_alloc(struct stackid_cpu *c)
 				   cpu_to_node(c->cpu));
 	if (!c->tickets)
 		return -ENOMEM;
-	atomic_set(&c->tickets->block.refs, 1);
+	refcount_set(&c->tickets->block.refs, 1);
 	for (i = 0; i < STACKID_DEFER_SLOTS; i++) {
 		c->defer[i] = kvzalloc_node(sizeof(*c->defer[i]), GFP_KERNEL,
 					    cpu_to_node(c->cpu));

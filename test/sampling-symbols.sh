@@ -41,6 +41,9 @@ allow+='|rcu_read_unlock_strict$'
 allow+='|__ref_stack_chk_guard$|const_current_task$'
 # a variable read: the kernel-symbol cache's age (kframes.c)
 allow+='|jiffies$'
+# a reference count's bug report (a WARN, as __warn_printk): the tickets'
+# block taken from zero or past its limit (sample.c, anchor.h)
+allow+='|refcount_warn_saturate$'
 # RCU and lockdep debugging (the debug kernel); the cgroup locks are only
 # named as lockdep_is_held()'s data: taking one would need mutex_lock or
 # spin_lock, which are not on this list
