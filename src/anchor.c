@@ -64,56 +64,38 @@ static DEFINE_MUTEX(stackid_anchor_lock);	/* register, unregister */
 static struct stackid_anchor_user __rcu *stackid_anchor_user;
 static u64 stackid_anchor_gen;			/* under the lock */
 /* blocks whose owner left while works in them were still queued */
-static atomic_t stackid_anchor_orphan_blocks = ATOMIC_INIT(0);
+static atomic_long_t stackid_anchor_orphan_blocks = ATOMIC_LONG_INIT(0);
 /* works that ran after the registration that queued them had ended */
 static atomic_long_t stackid_anchor_orphan_works = ATOMIC_LONG_INIT(0);
 /* works queued and not yet run (anchor.h) */
 atomic_long_t stackid_anchor_queued = ATOMIC_LONG_INIT(0);
 EXPORT_SYMBOL_GPL(stackid_anchor_queued);
 
+/* The counters, read-only parameters: kp->arg is the atomic_long_t. */
 static int stackid_anchor_param_ro(const char *val,
 				   const struct kernel_param *kp)
 {
 	return -EPERM;
 }
 
-static int stackid_anchor_get_blocks(char *buf, const struct kernel_param *kp)
+static int stackid_anchor_param_get(char *buf, const struct kernel_param *kp)
 {
-	return sysfs_emit(buf, "%d\n",
-			  atomic_read(&stackid_anchor_orphan_blocks));
+	return sysfs_emit(buf, "%ld\n", atomic_long_read(kp->arg));
 }
 
-static int stackid_anchor_get_works(char *buf, const struct kernel_param *kp)
-{
-	return sysfs_emit(buf, "%ld\n",
-			  atomic_long_read(&stackid_anchor_orphan_works));
-}
-
-static int stackid_anchor_get_queued(char *buf, const struct kernel_param *kp)
-{
-	return sysfs_emit(buf, "%ld\n", atomic_long_read(&stackid_anchor_queued));
-}
-
-static const struct kernel_param_ops stackid_anchor_queued_ops = {
+static const struct kernel_param_ops stackid_anchor_count_ops = {
 	.set = stackid_anchor_param_ro,
-	.get = stackid_anchor_get_queued,
+	.get = stackid_anchor_param_get,
 };
 
-static const struct kernel_param_ops stackid_anchor_blocks_ops = {
-	.set = stackid_anchor_param_ro,
-	.get = stackid_anchor_get_blocks,
-};
-
-static const struct kernel_param_ops stackid_anchor_works_ops = {
-	.set = stackid_anchor_param_ro,
-	.get = stackid_anchor_get_works,
-};
-
-module_param_cb(queued_works, &stackid_anchor_queued_ops, NULL, 0444);
+module_param_cb(queued_works, &stackid_anchor_count_ops,
+		&stackid_anchor_queued, 0444);
 MODULE_PARM_DESC(queued_works, "Works queued for tasks and not yet run (read-only)");
-module_param_cb(orphan_blocks, &stackid_anchor_blocks_ops, NULL, 0444);
+module_param_cb(orphan_blocks, &stackid_anchor_count_ops,
+		&stackid_anchor_orphan_blocks, 0444);
 MODULE_PARM_DESC(orphan_blocks, "Blocks of works queued by a stackid since unloaded, still waiting for their tasks (read-only)");
-module_param_cb(orphan_works, &stackid_anchor_works_ops, NULL, 0444);
+module_param_cb(orphan_works, &stackid_anchor_count_ops,
+		&stackid_anchor_orphan_works, 0444);
 MODULE_PARM_DESC(orphan_works, "Works that ran after the stackid that queued them was unloaded, so only let go (read-only)");
 
 /* The pin: its only use is to hold this module (see above). */
@@ -200,7 +182,7 @@ static void stackid_anchor_block_drop(struct stackid_anchor_block *b)
 {
 	if (refcount_dec_and_test(&b->refs)) {
 		/* the owner's reference went first: it was an orphan */
-		atomic_dec(&stackid_anchor_orphan_blocks);
+		atomic_long_dec(&stackid_anchor_orphan_blocks);
 		kvfree(b);
 	}
 }
@@ -215,7 +197,7 @@ static void stackid_anchor_block_drop(struct stackid_anchor_block *b)
 void stackid_anchor_block_put(struct stackid_anchor_block *b)
 {
 	/* counted before, so that the count never goes below zero */
-	atomic_inc(&stackid_anchor_orphan_blocks);
+	atomic_long_inc(&stackid_anchor_orphan_blocks);
 	stackid_anchor_block_drop(b);
 }
 EXPORT_SYMBOL_GPL(stackid_anchor_block_put);
