@@ -8,7 +8,7 @@
  * when it wakes, maybe hours later, and the kernel gives a module no way
  * to take a queued work back (task_work_cancel() is not exported). While
  * such a work is queued its function must stay in memory: when that was
- * stackid's own, "rmmod stackid" failed with EBUSY for as long as any
+ * stackid's own, "rmmod stackid" failed (in use) for as long as any
  * such task slept.
  *
  * So the works name stackid_anchor_run(), here, which calls stackid's
@@ -29,7 +29,7 @@
  * kernel thread, and task_work_add() from a running work does not fail,
  * in exit_task_work() too, so fput()'s fallback to a kernel worker is
  * not taken here); the release's module_put() is the kernel's own code
- * (__fput()). So "rmmod stackid_anchor" fails with EBUSY while a work is
+ * (__fput()). So "rmmod stackid_anchor" fails (in use) while a work is
  * queued or stackid is loaded (it uses this module), and works when
  * neither is.
  *
@@ -224,7 +224,7 @@ void stackid_anchor_run(struct callback_head *cb)
 	idx = srcu_read_lock(&stackid_anchor_srcu);
 	u = srcu_dereference(stackid_anchor_user, &stackid_anchor_srcu);
 	/*
-	 * The owner's reference makes "rmmod stackid" fail with EBUSY while
+	 * The owner's reference makes "rmmod stackid" fail (in use) while
 	 * a call is in progress (it may wait long: the mm lock, a file's
 	 * read) rather than wait for it in its exit's synchronize_srcu();
 	 * once the owner is going, a work only lets go.

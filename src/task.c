@@ -54,7 +54,7 @@
  * which calls stackid_task_fn() here only while this module's
  * registration is current, and which holds the mm's reference, the
  * tickets' memory (a block handed over at exit) and its own module pin.
- * A call holds this module (try_module_get()): rmmod fails with EBUSY
+ * A call holds this module (try_module_get()): rmmod fails (in use)
  * while one runs, not while works merely wait. Module exit unregisters
  * (waiting out a work between its check and its call) before it frees
  * anything a call uses: a task asleep in the kernel no longer keeps this

@@ -9,7 +9,8 @@
 # under its running code, a deep stack, the known chains. The debug
 # kernel's lockdep, KASAN and friends watch; the host fails the run on
 # any splat. Then, on the same test build: kernel threads of known
-# stack, and samples held in their task past their recording's end.
+# stack, samples held in their task past their recording's end, and
+# rmmod while one of them runs stackid's code.
 . /stackid/lib.sh
 T=/stackid/testmod/stackid.ko
 if [ ! -f $T ]; then
@@ -235,3 +236,40 @@ while [ $i -lt 100 ]; do
 	i=$((i + 1))
 done
 check "rmmod once the held samples are finished" test $ok = 1
+
+# A work running stackid's code holds stackid (src/anchor.c:
+# try_module_get() around the call), and only while it runs: rmmod
+# fails while chain64's held sample waits in stackid's code (as
+# a read of a slow file would), with no reader open, and works once it
+# has returned. Without that reference the module would be freed under
+# the sleeping task, which would then return into freed code.
+check "insmod the test build, test_task_hold_ms=8000" \
+	insmod $T test_task_hold_ms=8000
+spawn /stackid/chain64
+stackid record -p "$pid" -F 199 -d 1 -o /tmp/st3.cap 2>/tmp/st3.err
+# a frame of stackid's in the task's kernel stack
+in_fn() { grep -q ' \[stackid\]$' /proc/$pid/stack; }
+i=0
+while ! in_fn && [ $i -lt 100 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+in_fn && a=in || a=out
+ref=$(cat /sys/module/stackid/refcnt)
+rmmod stackid >/tmp/st3.rmmod 2>&1
+rc=$?
+in_fn && b=in || b=out
+sed 's/^/# /' /proc/$pid/stack /tmp/st3.rmmod
+check "rmmod fails while a held sample runs stackid's code (task $a, then $b; refcnt ${ref:-none}; rmmod exit $rc)" \
+	test $a = in -a $b = in -a $rc != 0 -a "${ref:-0}" -ge 1
+echo 0 >/sys/module/stackid/parameters/test_task_hold_ms
+kill "$pid"
+ok=0
+i=0
+while [ $i -lt 100 ]; do
+	rmmod stackid 2>/dev/null && { ok=1; break; }
+	sleep 0.2
+	i=$((i + 1))
+done
+check "rmmod once the held sample has returned ($(cat /sys/module/stackid_anchor/parameters/queued_works) queued)" \
+	test $ok = 1
