@@ -37,6 +37,18 @@ unheld() {
 	cat $q
 }
 
+# retry N CMD...: run CMD (its error output dropped) until it succeeds,
+# at most N times, 0.2 s apart; fails if it never did.
+retry() {
+	local n=$1 i=1
+	shift
+	while ! "$@" 2>/dev/null; do
+		[ $i -ge "$n" ] && return 1
+		sleep 0.2
+		i=$((i + 1))
+	done
+}
+
 # spawn PROG ARGS...: start a spinner that prints its pid; sets $pid.
 spawn() {
 	rm -f /tmp/spawn.pid

@@ -150,12 +150,7 @@ grep '^stat \(samples\|deferred\|deferred_done\)' /tmp/fail.out | sed 's/^/# /'
 check "after the failed enable: samples == delivered + dropped" \
 	grep -q '^stat identity ok' /tmp/fail.out
 kill "$pid"
-ok=0
-for i in 1 2 3 4 5 6 7 8 9 10; do
-	rmmod stackid 2>/dev/null && { ok=1; break; }
-	sleep 0.2
-done
-check "rmmod after the failed enable" test $ok = 1
+check "rmmod after the failed enable" retry 10 rmmod stackid
 
 # Kernel threads (ABI 2.1): a kernel thread of known stack (the test
 # build's stackid_spin, spinning in stackid_test_spin()) is recorded with
@@ -228,14 +223,7 @@ check "the second recording's accounting holds with them" \
 echo 0 >/sys/module/stackid/parameters/test_task_hold_ms
 kill "$pid"
 # chain64 wakes from its last hold (up to 6 s) before it can die
-ok=0
-i=0
-while [ $i -lt 100 ]; do
-	rmmod stackid 2>/dev/null && { ok=1; break; }
-	sleep 0.2
-	i=$((i + 1))
-done
-check "rmmod once the held samples are finished" test $ok = 1
+check "rmmod once the held samples are finished" retry 100 rmmod stackid
 
 # A work running stackid's code holds stackid (src/anchor.c:
 # try_module_get() around the call), and only while it runs: rmmod
@@ -249,11 +237,7 @@ spawn /stackid/chain64
 stackid record -p "$pid" -F 199 -d 1 -o /tmp/st3.cap 2>/tmp/st3.err
 # a frame of stackid's in the task's kernel stack
 in_fn() { grep -q ' \[stackid\]$' /proc/$pid/stack; }
-i=0
-while ! in_fn && [ $i -lt 100 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
+retry 50 in_fn
 in_fn && a=in || a=out
 ref=$(cat /sys/module/stackid/refcnt)
 rmmod stackid >/tmp/st3.rmmod 2>&1
@@ -264,12 +248,4 @@ check "rmmod fails while a held sample runs stackid's code (task $a, then $b; re
 	test $a = in -a $b = in -a $rc != 0 -a "${ref:-0}" -ge 1
 echo 0 >/sys/module/stackid/parameters/test_task_hold_ms
 kill "$pid"
-ok=0
-i=0
-while [ $i -lt 100 ]; do
-	rmmod stackid 2>/dev/null && { ok=1; break; }
-	sleep 0.2
-	i=$((i + 1))
-done
-check "rmmod once the held sample has returned ($(cat /sys/module/stackid_anchor/parameters/queued_works) queued)" \
-	test $ok = 1
+check "rmmod once the held sample has returned" retry 100 rmmod stackid
