@@ -227,14 +227,18 @@ check "rmmod once the held samples are finished" retry 100 rmmod stackid
 
 # A work running stackid's code holds stackid (src/anchor.c:
 # try_module_get() around the call), and only while it runs: rmmod
-# fails while chain64's held sample waits in stackid's code (as
-# a read of a slow file would), with no reader open, and works once it
-# has returned. Without that reference the module would be freed under
-# the sleeping task, which would then return into freed code.
-check "insmod the test build, test_task_hold_ms=8000" \
-	insmod $T test_task_hold_ms=8000
+# fails while chain64's held sample waits in stackid's code (as a read
+# of a slow file would), with no reader open (the recording has ended:
+# the work's reference is the only one), and works once the work has
+# returned. Without that reference rmmod would wait in stackid's exit
+# (synchronize_srcu()) for as long as the work does, and then succeed.
+# The hold (10 s, the test build's most) begins at the recording's
+# first sample, a cache miss; the recording ends 1 to 2 s later.
+check "insmod the test build, test_task_hold_ms=10000" \
+	insmod $T test_task_hold_ms=10000
 spawn /stackid/chain64
 stackid record -p "$pid" -F 199 -d 1 -o /tmp/st3.cap 2>/tmp/st3.err
+rr=$?
 # a frame of stackid's in the task's kernel stack
 in_fn() { grep -q ' \[stackid\]$' /proc/$pid/stack; }
 retry 50 in_fn
@@ -244,8 +248,9 @@ rmmod stackid >/tmp/st3.rmmod 2>&1
 rc=$?
 in_fn && b=in || b=out
 sed 's/^/# /' /proc/$pid/stack /tmp/st3.rmmod
-check "rmmod fails while a held sample runs stackid's code (task $a, then $b; refcnt ${ref:-none}; rmmod exit $rc)" \
-	test $a = in -a $b = in -a $rc != 0 -a "${ref:-0}" -ge 1
+check "rmmod fails while a held sample runs stackid's code (record exit $rr; task $a, then $b; refcnt ${ref:-none}; rmmod exit $rc)" \
+	test $rr = 0 -a $a = in -a $b = in -a $rc != 0 -a "${ref:-0}" = 1
 echo 0 >/sys/module/stackid/parameters/test_task_hold_ms
 kill "$pid"
 check "rmmod once the held sample has returned" retry 100 rmmod stackid
+echo "# queued works: $(cat /sys/module/stackid_anchor/parameters/queued_works)"

@@ -166,7 +166,7 @@ $S reset >/tmp/held.reset 2>&1
 rc=$?
 check "held tasks: RESET_STATS takes their samples back ($rc $(cat /tmp/held.reset))" \
 	test $rc = 0
-# Nor does rmmod (before: EBUSY until they woke): their works name
+# Nor does rmmod (before: in use until they woke): their works name
 # stackid_anchor's function (src/anchor.c), which no longer calls into
 # stackid once it is gone, and hold the block of tickets they are in,
 # and stackid_anchor itself. Loaded again while they sleep, stackid is
