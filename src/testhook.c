@@ -32,6 +32,11 @@
  *    wait N ms there before it is finished: a task that stays in the
  *    kernel after it was sampled, until its reader has gone and the next
  *    one began.
+ *  - writing 1 to test_tsc_unstable marks the TSC unstable, as the
+ *    clocksource watchdog does when it finds the TSC skewed: the
+ *    kernel moves its clocksource to another (HPET) at once, and
+ *    sched_clock() to its unstable mode. For test/guest/bench/
+ *    clocksource.sh: that switch while sampling.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -46,6 +51,7 @@
 #include <linux/sched/task.h>
 #include <linux/jiffies.h>
 #include <asm/nmi.h>
+#include <asm/tsc.h>
 
 #include "internal.h"
 
@@ -215,6 +221,25 @@ void stackid_test_task_hold(void)
 	if (ms)
 		msleep(min(ms, 10000U));
 }
+
+static int stackid_set_tsc_unstable(const char *val,
+				    const struct kernel_param *kp)
+{
+	bool on;
+	int ret = kstrtobool(val, &on);
+
+	if (ret)
+		return ret;
+	if (on)
+		mark_tsc_unstable("stackid test build (test_tsc_unstable)");
+	return 0;
+}
+
+static const struct kernel_param_ops stackid_tsc_unstable_ops = {
+	.set = stackid_set_tsc_unstable,
+};
+module_param_cb(test_tsc_unstable, &stackid_tsc_unstable_ops, NULL, 0200);
+MODULE_PARM_DESC(test_tsc_unstable, "TEST BUILD: 1 marks the TSC unstable");
 
 static int stackid_test_fail_cpu = -1;
 module_param_named(test_fail_cpu, stackid_test_fail_cpu, int, 0644);
