@@ -32,11 +32,13 @@
  *    wait N ms there before it is finished: a task that stays in the
  *    kernel after it was sampled, until its reader has gone and the next
  *    one began.
- *  - writing 1 to test_tsc_unstable marks the TSC unstable, as the
- *    clocksource watchdog does when it finds the TSC skewed: the
- *    kernel moves its clocksource to another (HPET) at once, and
- *    sched_clock() to its unstable mode. For test/guest/bench/
- *    clocksource.sh: that switch while sampling.
+ *  - writing 1 to test_tsc_unstable marks the TSC unstable (until the
+ *    next boot; 0 does nothing), as the clocksource watchdog does when
+ *    it finds the TSC skewed: the watchdog's kthread then moves the
+ *    kernel to another clocksource (HPET), and sched_clock(), where it
+ *    was stable, goes to its unstable mode. For test/guest/bench/
+ *    clocksource.sh: that switch while sampling. It touches no state
+ *    of the module's, so it needs no stackid_test_live.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -239,7 +241,7 @@ static const struct kernel_param_ops stackid_tsc_unstable_ops = {
 	.set = stackid_set_tsc_unstable,
 };
 module_param_cb(test_tsc_unstable, &stackid_tsc_unstable_ops, NULL, 0200);
-MODULE_PARM_DESC(test_tsc_unstable, "TEST BUILD: 1 marks the TSC unstable");
+MODULE_PARM_DESC(test_tsc_unstable, "TEST BUILD: 1 marks the TSC unstable (until reboot)");
 
 static int stackid_test_fail_cpu = -1;
 module_param_named(test_fail_cpu, stackid_test_fail_cpu, int, 0644);

@@ -148,10 +148,10 @@ kernel_versions() {
 # vm_debug KDIR: test/vm.sh on the debug kernel built in KDIR
 # (test/debug-kernel.sh --print-dir). no5lvl: see test/DEBUG-KERNEL.md,
 # "Early-boot KASAN report". Its guest is given 1,800 s, not 900: KASAN
-# and lockdep make it about 2.5 times slower than the other lines' (its
-# tests took 625 guest seconds before unwind.sh, where the others take
-# about 250), and beside a parallel build (2026-12-06) it used up 900 s
-# in unwind.sh, the last test, with no fault.
+# and lockdep make it slower than the other lines' guests, up to 2.5
+# times beside a parallel build (2026-12-06: 625 guest seconds of tests
+# before unwind.sh, where the others took about 250), and there it used
+# up 900 s in unwind.sh, the last test, with no fault.
 vm_debug() {
 	STACKID_KDIR=$1 STACKID_APPEND=no5lvl \
 		STACKID_VM_TIMEOUT=${STACKID_VM_TIMEOUT:-1800} "$top/test/vm.sh" \
