@@ -210,11 +210,13 @@ guest_tests() {
 
 # int3_not_ours LOG: LOG (a guest's console) has an int3 oops that names
 # nothing of stackid's. Under TCG a vCPU can meet a text-patching
-# breakpoint after the patch is done, because it sees another vCPU's
-# code change late: 6.12 took one in __schedule()'s static-branch NOP
-# 16 s into correct.sh (2026-12-02), its cloud flavour one in
-# sched_clock_cpu() 2.3 s into boot, no module loaded (2026-12-05).
-# The harnesses boot such a guest once more and say so.
+# breakpoint after the patch is done, because it runs the code as it was
+# before another vCPU's rewrite: 6.12 took one in __schedule()'s
+# static-branch NOP 16 s into correct.sh (2026-12-02), its cloud flavour
+# one in sched_clock_cpu() 2.3 s into boot, no module loaded
+# (2026-12-05); test/tcg-race.sh makes it happen with nothing but
+# busybox in the guest. The harnesses boot such a guest once more and
+# say so.
 int3_not_ours() {
 	local o
 	o=$(tr -d '\r' <"$1" | sed -n '/Oops: int3/,/end trace/p' |

@@ -1,0 +1,160 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Not in `make check`: shows the QEMU fault behind the guest kernels' own
+# int3 oopses that test/vm.sh and test/system.sh boot again
+# (int3_not_ours, test/lib.sh). No module of ours is involved.
+#
+# A guest with nothing but busybox switches the kernel's scheduler and
+# interrupt tracepoints on and off as fast as it can (each switch
+# rewrites their static-branch sites in try_to_wake_up(), __schedule()
+# and the interrupt paths: int3 first, then the new bytes, then the first
+# byte, with an IPI to every CPU between), while pipe pairs keep both
+# vCPUs in exactly that code. On a correct CPU, or emulator, nothing
+# happens. Multi-threaded TCG before QEMU 8.1 translates a page without
+# holding the lock that a write to it takes to drop its translations
+# (fixed upstream by "accel/tcg: Always lock pages before translation",
+# deba78709a, QEMU 8.1; not in Debian 12's 7.2 stable series): a vCPU
+# can go on running a translation of the int3 after the patch is done,
+# and the kernel, finding no patch in progress, oopses ("Oops: int3").
+#
+#   TR_QEMUS    which QEMUs (default "host trixie"): host is the
+#               qemu-system-x86_64 the suite uses (Debian 12's 7.2);
+#               trixie the one of Debian 13 (10.0), run from a copy of
+#               the cached trixie chroot with it installed
+#               ($STACKID_CACHE/tcg-race/qemu-trixie)
+#   TR_BOOTS    boots per QEMU (default 4)
+#   TR_SECONDS  seconds of switching per boot (default 45)
+#   TR_KERNEL   the kernel line booted (default 6.12; test/kernels.conf)
+#
+# Each boot ends at the first oops (oops=panic) or after TR_SECONDS.
+# Prints one line per boot (switches made, seconds until an oops, the
+# oops's RIP) and a summary per QEMU; the logs: build/tcg-race/. Exit
+# status: 0 if every boot ran (whatever it found), 1 if the harness
+# broke.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/test/lib.sh"
+cd "$top" || exit 1
+test/require.sh "test/tcg-race.sh" || exit 1
+out=$top/build/tcg-race
+rm -rf "$out"
+mkdir -p "$out/root/bin" "$out/root/proc" "$out/root/sys" "$out/root/dev"
+
+name=${TR_KERNEL:-6.12}
+kver=$(kernel_versions | awk -v n="$name" '$1 == n {print $2}')
+[ -n "$kver" ] || { echo "tcg-race: no kernel line '$name'" >&2; exit 1; }
+vmlinuz=$(kernel_image "$kver")
+[ -f "$vmlinuz" ] || { echo "tcg-race: no $vmlinuz (run test/setup.sh)" >&2; exit 1; }
+cp "$vmlinuz" "$out/vmlinuz"
+
+bb=$(command -v busybox) || { echo "tcg-race: busybox missing" >&2; exit 1; }
+file -L "$bb" | grep -q 'statically linked' ||
+	{ echo "tcg-race: $bb is not static (busybox-static)" >&2; exit 1; }
+cp "$bb" "$out/root/bin/busybox"
+cat >"$out/root/init" <<'EOF'
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t tracefs tracefs /sys/kernel/tracing
+dur=$(sed -n 's/.*tr_seconds=\([0-9]*\).*/\1/p' /proc/cmdline)
+# context switches and wakeups on both vCPUs, all the time
+taskset -c 0 sh -c 'yes | cat >/dev/null' &
+taskset -c 1 sh -c 'yes | cat >/dev/null' &
+taskset -c 1 sh -c 'yes | cat >/dev/null' &
+cd /sys/kernel/tracing/events || poweroff -f
+echo "tcg-race: switching from $(cut -d' ' -f1 /proc/uptime)"
+end=$(($(cut -d. -f1 /proc/uptime) + dur))
+n=0
+while [ "$(cut -d. -f1 /proc/uptime)" -lt $end ]; do
+	i=0
+	while [ $i -lt 5 ]; do
+		echo 1 >sched/enable
+		echo 0 >sched/enable
+		echo 1 >irq/enable
+		echo 0 >irq/enable
+		i=$((i + 1))
+	done
+	n=$((n + 20))
+	echo "tcg-race: $n switches made"
+done
+echo "tcg-race: $n switches, no oops"
+poweroff -f
+EOF
+chmod 755 "$out/root/init"
+(cd "$out/root" && find . | cpio -o -H newc 2>/dev/null | gzip -1) >"$out/initrd.gz" ||
+	exit 1
+
+# QEMU 10 from Debian 13, in a copy of the cached chroot: the host's apt
+# configuration is never touched.
+qemu_trixie() {
+	local d=$STACKID_CACHE/tcg-race/qemu-trixie
+	if [ ! -x "$d/usr/bin/qemu-system-x86_64" ]; then
+		mkdir -p "$STACKID_CACHE/tcg-race"
+		test/chroot.sh copy trixie "$d" >/dev/null || return 1
+		cp -L /etc/resolv.conf "$d/etc/resolv.conf" 2>/dev/null || true
+		test/chroot.sh run "$d" -- env DEBIAN_FRONTEND=noninteractive \
+			sh -c 'apt-get -qq update && apt-get -qq -y -o APT::Install-Recommends=false install qemu-system-x86' \
+			>"$out/qemu-trixie-install.log" 2>&1 || return 1
+	fi
+	echo "$d"
+}
+
+boot() {	# QEMU-NAME LOG: one boot; qemu's exit status
+	local q=$1 log=$2 args
+	args=(-machine q35 -cpu max -m 512 -smp 2 -display none -no-reboot
+		-kernel "$out/vmlinuz" -initrd "$out/initrd.gz"
+		-append "console=ttyS0 quiet panic=-1 oops=panic nokaslr tsc=reliable tr_seconds=$seconds"
+		-d cpu_reset,guest_errors -D "$log.qemu-d" -serial "file:$log")
+	# one guest at a time, as test/vm.sh
+	if [ "$q" = host ]; then
+		flock /run/lock/stackid-qemu.lock timeout $((seconds + 600)) \
+			qemu-system-x86_64 "${args[@]}" </dev/null >"$log.qemu" 2>&1
+	else
+		flock /run/lock/stackid-qemu.lock timeout $((seconds + 600)) \
+			test/chroot.sh run --bind "$out" "$qdir" -- \
+			qemu-system-x86_64 "${args[@]}" </dev/null >"$log.qemu" 2>&1
+	fi
+}
+
+seconds=${TR_SECONDS:-45}
+broke=0
+for q in ${TR_QEMUS:-host trixie}; do
+	case $q in
+	host) ver=$(qemu-system-x86_64 --version | head -n 1) ;;
+	trixie)
+		qdir=$(qemu_trixie) ||
+			{ echo "tcg-race: no QEMU from trixie (log: $out/qemu-trixie-install.log)" >&2; exit 1; }
+		ver=$(test/chroot.sh run "$qdir" -- qemu-system-x86_64 --version | head -n 1)
+		;;
+	*) echo "tcg-race: no QEMU '$q' (host, trixie)" >&2; exit 1 ;;
+	esac
+	echo "# $q: $ver; $kver, $seconds s of switching per boot"
+	oopses=0
+	total=0
+	for i in $(seq "${TR_BOOTS:-4}"); do
+		log=$out/$q-$i.log
+		boot "$q" "$log"
+		rc=$?
+		c=$(tr -d '\r' <"$log")
+		from=$(sed -n 's/^tcg-race: switching from \([0-9.]*\).*/\1/p' <<<"$c")
+		n=$(sed -n 's/^tcg-race: \([0-9]*\) switches, no oops.*/\1/p' <<<"$c")
+		made=$(sed -n 's/.*tcg-race: \([0-9]*\) switches made.*/\1/p' <<<"$c" | tail -n 1)
+		oops=$(grep -m 1 -E 'Oops|general protection' <<<"$c" |
+			sed 's/^\[ *\([0-9.]*\)\] \(.*\)/\1 \2/')
+		rip=$(grep -m 1 'RIP: 0010:' <<<"$c" | sed 's/.*RIP: 0010://')
+		if [ -n "$oops" ]; then
+			oopses=$((oopses + 1))
+			total=$((total + ${made:-0}))
+			echo "$q boot $i: ${oops#* } after $(awk -v a="$from" -v b="${oops%% *}" 'BEGIN {printf "%.1f", b - a}') s and ${made:-0} to $((${made:-0} + 20)) switches, at $rip"
+		elif [ -n "$n" ]; then
+			total=$((total + n))
+			echo "$q boot $i: $n switches in $seconds s, no oops"
+		else
+			broke=1
+			echo "$q boot $i: did not finish (qemu exit $rc; $log)"
+		fi
+	done
+	echo "# $q: $oopses of ${TR_BOOTS:-4} boots took an oops, in about $total switches"
+done
+exit $broke
