@@ -209,12 +209,11 @@ guest_tests() {
 }
 
 # int3_not_ours LOG: LOG (a guest's console) has an int3 oops that names
-# nothing of stackid's. Under TCG a vCPU can meet a text-patching
-# breakpoint after the patch is done, because it runs the code as it was
-# before another vCPU's rewrite: 6.12 took one in __schedule()'s
-# static-branch NOP 16 s into correct.sh (2026-12-02), its cloud flavour
-# one in sched_clock_cpu() 2.3 s into boot, no module loaded
-# (2026-12-05); test/tcg-race.sh makes it happen with nothing but
+# nothing of stackid's. Under QEMU's TCG a vCPU can run the int3 of
+# another vCPU's rewrite of a static branch after the rewrite is done:
+# 6.12 took one in __schedule() 16 s into correct.sh (2026-12-02), its
+# cloud flavour one in sched_clock_cpu() 2.3 s into boot, no module
+# loaded (2026-12-05); test/tcg-race.sh makes it happen with nothing but
 # busybox in the guest. The harnesses boot such a guest once more and
 # say so.
 int3_not_ours() {
