@@ -209,7 +209,7 @@ for boot in 1 2 3 4; do
 		[ $try = 2 ] && break
 		int3_not_ours "$work/console-$boot.log" || break
 		echo "# boot $boot: the guest kernel took an int3 in its own text patching (TCG), nothing of stackid's in it, after $(($(date +%s) - t0)) s; booting it again from the disk as it was:"
-		tr -d '\r' <"$work/console-$boot.log" | grep -E 'Oops: int3|RIP:' |
+		tr -d '\r' <"$work/console-$boot.log" | grep -E "$INT3_RE|RIP:" |
 			head -n 2 | sed 's/^/#   /'
 		mv "$work/console-$boot.log" "$work/console-$boot.try1.log"
 		mv "$work/results-$boot.log" "$work/results-$boot.try1.log"

@@ -23,6 +23,7 @@ check() {	# WANT LOG WHY: int3_not_ours LOG is WANT (0 true, 1 false)
 }
 check 0 int3-cloud-boot.log "the cloud kernel's int3 in sched_clock_cpu() at boot, no module: boot again"
 check 0 int3-module-loaded.log "an int3 in __schedule() with stackid loaded but not in the oops: boot again"
+check 0 int3-no-oops-prefix.log "the same oops as 6.1 and 5.10 print it (\"int3: 0000 [#1]\", no \"Oops:\"): boot again"
 check 1 int3-stackid.log "an int3 with stackid's frames in the oops: judged as it is"
 check 1 gp-no-module.log "an oops that is not an int3: judged as it is"
 check 1 clean.log "no oops: nothing to boot again"
