@@ -16,7 +16,7 @@
 # NOP), and the kernel, finding no rewrite in progress, oopses ("Oops:
 # int3"). An upstream fix to TCG's page locking ("accel/tcg: Always lock
 # pages before translation", QEMU 8.1) is not in Debian 12's 7.2 stable
-# series; QEMU 10 has it, and took such an oops too, less often.
+# series; QEMU 10 has it, and took such an oops too, far less often.
 #
 #   TR_QEMUS    which QEMUs (default "host trixie"): host is the
 #               qemu-system-x86_64 the suite uses (Debian 12's 7.2);
@@ -27,7 +27,8 @@
 #   TR_SECONDS  seconds of switching per boot (default 45)
 #   TR_KERNEL   the kernel line booted (default 6.12; test/kernels.conf)
 #
-# Each boot ends at the first oops (oops=panic) or after TR_SECONDS.
+# Each boot ends at the first oops (oops=panic) or after TR_SECONDS (and
+# the switch under way: a few seconds more, with the load).
 # Prints one line per boot (switches made, seconds until an int3 oops,
 # its RIP; any other oops; a boot that stopped without either, a reset
 # or a hang) and a summary per QEMU; the logs: build/tcg-race/. Exit
@@ -69,22 +70,21 @@ taskset -c 1 sh -c 'yes | cat >/dev/null' &
 sleep 1
 [ "$(pidof yes | wc -w)" = 3 ] || { echo "tcg-race: no load"; poweroff -f; }
 cd /sys/kernel/tracing/events || poweroff -f
-echo "tcg-race: switching from $(cut -d' ' -f1 /proc/uptime)"
-end=$(($(cut -d. -f1 /proc/uptime) + dur))
+t0=$(cut -d' ' -f1 /proc/uptime)
+echo "tcg-race: switching from $t0"
+end=$((${t0%.*} + dur))
 n=0
+# the clock is read every 4 switches: with the load, a switch can take
+# a second or more
 while [ "$(cut -d. -f1 /proc/uptime)" -lt $end ]; do
-	i=0
-	while [ $i -lt 5 ]; do
-		echo 1 >sched/enable
-		echo 0 >sched/enable
-		echo 1 >irq/enable
-		echo 0 >irq/enable
-		i=$((i + 1))
-	done
-	n=$((n + 20))
-	echo "tcg-race: $n switches made"
+	echo 1 >sched/enable
+	echo 0 >sched/enable
+	echo 1 >irq/enable
+	echo 0 >irq/enable
+	n=$((n + 4))
+	[ $((n % 20)) = 0 ] && echo "tcg-race: $n switches made"
 done
-echo "tcg-race: $n switches, no oops"
+echo "tcg-race: $n switches in $(($(cut -d. -f1 /proc/uptime) - ${t0%.*})) s, no oops"
 poweroff -f
 EOF
 chmod 755 "$out/root/init"
@@ -152,10 +152,10 @@ for q in ${TR_QEMUS:-host trixie}; do
 		# the uptime the switching began at, the switches made (every
 		# 20), and the first oops's line and stamp
 		from=$(sed -n 's/^tcg-race: switching from \([0-9.]*\).*/\1/p' <<<"$c")
-		n=$(sed -n 's/^tcg-race: \([0-9]*\) switches, no oops.*/\1/p' <<<"$c")
+		n=$(sed -n 's/^tcg-race: \([0-9]*\) switches in \([0-9]*\) s, no oops.*/\1 \2/p' <<<"$c")
 		made=$(sed -n 's/.*tcg-race: \([0-9]*\) switches made.*/\1/p' <<<"$c" | tail -n 1)
 		made=${made:-0}
-		oops=$(grep -m 1 -E 'Oops|general protection|Kernel panic' <<<"$c")
+		oops=$(grep -m 1 -E "$INT3_RE|Oops|general protection|Kernel panic" <<<"$c")
 		at=$(grep -o -m 1 -E '^\[ *[0-9]+\.[0-9]+\]' <<<"$oops" | tr -d '[] ')
 		rip=$(grep -m 1 'RIP: 0010:' <<<"$c" | sed 's/.*RIP: 0010://')
 		if [ -z "$from" ]; then
@@ -166,7 +166,7 @@ for q in ${TR_QEMUS:-host trixie}; do
 		when="after $made to $((made + 20)) switches"
 		[ -n "$at" ] &&
 			when+=", $(awk -v a="$from" -v b="$at" 'BEGIN {printf "%.1f", b - a}') s"
-		if grep -q 'Oops: int3' <<<"$oops"; then
+		if grep -q -E "$INT3_RE" <<<"$oops"; then
 			int3=$((int3 + 1))
 			total=$((total + made))
 			echo "$q boot $i: int3 oops $when, at ${rip:-(no RIP)}"
@@ -175,8 +175,8 @@ for q in ${TR_QEMUS:-host trixie}; do
 			total=$((total + made))
 			echo "$q boot $i: other oops $when: ${oops#*] }, at ${rip:-(no RIP)}"
 		elif [ -n "$n" ]; then
-			total=$((total + n))
-			echo "$q boot $i: $n switches in $seconds s, no oops"
+			total=$((total + ${n% *}))
+			echo "$q boot $i: ${n% *} switches in ${n#* } s, no oops"
 		else
 			stopped=$((stopped + 1))
 			total=$((total + made))
