@@ -180,9 +180,13 @@ for q in ${TR_QEMUS:-host trixie}; do
 		else
 			stopped=$((stopped + 1))
 			total=$((total + made))
-			echo "$q boot $i: stopped without an oops $when (qemu exit $rc: a reset, or 124: a hang; $log.qemu-d)"
+			if [ "$rc" = 124 ]; then
+				echo "$q boot $i: hung without an oops $when (no end within $((seconds + 600)) s; $log)"
+			else
+				echo "$q boot $i: stopped without an oops $when (qemu exit $rc: a reset; $log.qemu-d)"
+			fi
 		fi
 	done
-	echo "# $q: $boots boots, about $total switches: $int3 int3 oopses, $other other oopses, $stopped stopped without one"
+	echo "# $q: $boots boots, about $total switches: $int3 int3 oopses, $other other oopses, $stopped stopped (reset or hung) without one"
 done
 exit $broke
