@@ -19,7 +19,7 @@ rm -f build/clocksource/*.log
 passed=0
 failed=0
 for name in ${CS_KERNELS:-trixie}; do
-	kver=$(kernel_versions | awk -v n="$name" '$1 == n {print $2}')
+	kver=$(kernel_of "$name")
 	[ -n "$kver" ] || { echo "clocksource: no kernel line '$name'" >&2; exit 1; }
 	for i in $(seq "${CS_BOOTS:-10}"); do
 		log=build/clocksource/$name-$i.log

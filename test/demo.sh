@@ -13,7 +13,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 test/require.sh "make demo" || exit 1
 mkdir -p build
-kver=$(kernel_versions | awk '$1 == "6.12" {print $2}')
+kver=$(kernel_of 6.12)
 echo "demo: booting $kver under QEMU with the DKMS-built module (about a minute)"
 STACKID_GUEST_TESTS=demo.sh test/vm.sh "$kver" >build/demo.log 2>&1
 rc=$?

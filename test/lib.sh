@@ -145,6 +145,12 @@ kernel_versions() {
 	cat "$STACKID_CACHE/kernels.resolved" 2>/dev/null
 }
 
+# kernel_of NAME: the kernel version of line NAME (test/kernels.conf)
+# that setup resolved; empty if none.
+kernel_of() {
+	kernel_versions | awk -v n="$1" '$1 == n {print $2}'
+}
+
 # vm_debug KDIR: test/vm.sh on the debug kernel built in KDIR
 # (test/debug-kernel.sh --print-dir). no5lvl: see test/DEBUG-KERNEL.md,
 # "Early-boot KASAN report". Its guest is given 1,800 s, not 900: KASAN
@@ -223,6 +229,12 @@ int3_not_ours() {
 	o=$(tr -d '\r' <"$1" | sed -n -E "/$INT3_RE/,/end trace/p" |
 		grep -v 'Modules linked in:')
 	[ -n "$o" ] && ! grep -q stackid <<<"$o"
+}
+
+# int3_show LOG: the int3 oops's first line and its RIP, indented as a
+# comment, for the harness that boots again to say what it saw.
+int3_show() {
+	tr -d '\r' <"$1" | grep -E "$INT3_RE|RIP:" | head -n 2 | sed 's/^/#   /'
 }
 
 # Kernel log lines that fail a run: warnings, oopses, and every report of

@@ -31,7 +31,7 @@ for name in $want; do
 		}
 		vm_debug "$kdir" >"build/soak-$name.log" 2>&1 &
 	else
-		kver=$(kernel_versions | awk -v n="$name" '$1 == n {print $2}')
+		kver=$(kernel_of "$name")
 		[ -n "$kver" ] || { echo "make soak: no kernel line '$name'" >&2; exit 1; }
 		test/vm.sh "$kver" >"build/soak-$name.log" 2>&1 &
 	fi

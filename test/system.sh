@@ -42,14 +42,8 @@ pkgs="systemd-sysv udev procps initramfs-tools libcurl4 libdebuginfod1"
 
 die() { echo "system: $*" >&2; exit 1; }
 
-resolved=$STACKID_CACHE/kernels.resolved
-
-# kver_of NAME: the kernel of line NAME that setup resolved.
-kver_of() {
-	awk -v n="$1" '$1 == n {print $2}' "$resolved" 2>/dev/null
-}
-k1=$(kver_of 6.1)
-k2=$(kver_of 6.12)
+k1=$(kernel_of 6.1)
+k2=$(kernel_of 6.12)
 [ -n "$k1" ] && [ -n "$k2" ] || die "no 6.1 or 6.12 line resolved (run test/setup.sh)"
 k2=${k2%-amd64}-cloud-amd64
 
@@ -209,8 +203,7 @@ for boot in 1 2 3 4; do
 		[ $try = 2 ] && break
 		int3_not_ours "$work/console-$boot.log" || break
 		echo "# boot $boot: the guest kernel took an int3 in its own text patching (TCG), nothing of stackid's in it, after $(($(date +%s) - t0)) s; booting it again from the disk as it was:"
-		tr -d '\r' <"$work/console-$boot.log" | grep -E "$INT3_RE|RIP:" |
-			head -n 2 | sed 's/^/#   /'
+		int3_show "$work/console-$boot.log"
 		mv "$work/console-$boot.log" "$work/console-$boot.try1.log"
 		mv "$work/results-$boot.log" "$work/results-$boot.try1.log"
 		cp --sparse=always "$work/disk.before.img" "$work/disk.img" ||

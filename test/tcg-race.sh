@@ -45,7 +45,7 @@ rm -rf "$out"
 mkdir -p "$out/root/bin" "$out/root/proc" "$out/root/sys" "$out/root/dev"
 
 name=${TR_KERNEL:-6.12}
-kver=$(kernel_versions | awk -v n="$name" '$1 == n {print $2}')
+kver=$(kernel_of "$name")
 [ -n "$kver" ] || { echo "tcg-race: no kernel line '$name'" >&2; exit 1; }
 vmlinuz=$(kernel_image "$kver")
 [ -f "$vmlinuz" ] || { echo "tcg-race: no $vmlinuz (run test/setup.sh)" >&2; exit 1; }

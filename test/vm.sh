@@ -347,8 +347,7 @@ for boot in 1 2; do
 	[ $boot = 2 ] && break
 	if int3_not_ours "$work/console.log"; then
 		echo "# boot 1: the guest kernel took an int3 in its own text patching (TCG), nothing of stackid's in it; running the suite again:"
-		tr -d '\r' <"$work/console.log" | grep -E "$INT3_RE|RIP:" |
-			head -n 2 | sed 's/^/#   /'
+		int3_show "$work/console.log"
 		mv "$work/console.log" "$work/console.boot1.log"
 		continue
 	fi
