@@ -56,13 +56,35 @@ for l in $klines; do
 	esac
 done
 
-# count LOG: add a TAP log's ok / not ok lines to the totals.
+# count LOG: add a TAP log's ok / not ok lines to the totals, and
+# remember the log for the recap at the end.
+counted=
 count() {
 	local p f
 	p=$(grep -c '^ok ' "$1")
 	f=$(grep -c '^not ok ' "$1")
 	passed=$((passed + p))
 	failed=$((failed + f))
+	counted+=" $1"
+}
+
+# recap: each log's totals on one line, then its first failures, last,
+# just before the verdict: whoever sees only the end of the output (a CI
+# page) sees what failed and where.
+recap() {
+	local l f t= n=0
+	for l in $counted; do
+		t+=" $(basename "$l" .log) $(grep -c '^ok ' "$l")/$(grep -c '^not ok ' "$l"),"
+	done
+	echo "# recap (passed/failed):${t%,}"
+	for l in $counted; do
+		while IFS= read -r f; do
+			n=$((n + 1))
+			[ $n -le 10 ] && echo "#   $(basename "$l" .log): $f" | cut -c 1-200
+		done < <(grep '^not ok ' "$l")
+	done
+	[ $n -gt 10 ] && echo "#   and $((n - 10)) more failures (build/*.log)"
+	return 0
 }
 
 # What of stackid the host's own DKMS, /usr/src and /lib/modules hold.
@@ -275,6 +297,7 @@ else
 fi
 
 stage "make check" $t_all
+recap
 echo "$passed passed, $failed failed"
 [ $failed = 0 ]
 }
