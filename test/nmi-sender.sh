@@ -6,13 +6,10 @@
 # MON.out) the `nmi` command at a steady rate (NMI_RATE a second, default
 # 1000), which injects an NMI into every vCPU. The test build of the
 # module routes those into its sampling handler (src/testhook.c). Prints
-# how many it sent.
+# how many it sent. The caller reads MON.out (test/vm.sh: into MON.log).
 mon=$1 res=$2 qpid=$3
 rate=${NMI_RATE:-1000}
 exec 7>"$mon.in"
-cat "$mon.out" >/dev/null &
-drain=$!
-trap 'kill $drain 2>/dev/null' EXIT
 # a pipe nobody writes: read -t on it is a sleep without a fork
 tick=$(mktemp -u)
 mkfifo "$tick"

@@ -16,10 +16,13 @@
 #    -smp 2, TCG, with tsc=reliable: the host's load skews a TCG guest's
 #    TSC against its HPET, and the clocksource watchdog's switch to HPET
 #    in the middle of a test is noise, not what the suite tests (and
-#    twice coincided with an unexplained guest reset on trixie's kernel). Kernel console -> console.log, test output (TAP) ->
-#    results.log, on separate serial ports.
-# 4. The run fails on a failed or missing test result, a timeout, or any
-#    splat or unexpected taint in the guest kernel log. A splat logged
+#    twice coincided with an unexplained guest reset on trixie's kernel).
+#    Kernel console -> console.log, test output (TAP) -> results.log,
+#    the guest's heartbeat -> beat.log, on separate serial ports; a guest
+#    whose heartbeat stops for STACKID_VM_HANG seconds (240) is ended by
+#    test/hang-watch.sh, after it asks QEMU's monitor where its vCPUs are.
+# 4. The run fails on a failed or missing test result, a timeout, a hang,
+#    or any splat or unexpected taint in the guest kernel log. A splat logged
 #    before the guest's first test (before the module was ever loaded) is
 #    reported as the kernel's own ("guest kernel broken before the module
 #    loaded"), never as the module's.
@@ -39,6 +42,8 @@ kver=${1:?usage: vm.sh [--keep] KVER [VMLINUZ]}
 vmlinuz=${2:-$(kernel_image "$kver")}
 kdir=${STACKID_KDIR:-$(kernel_kdir "$kver")}	# headers, or a built tree
 timeout_s=${STACKID_VM_TIMEOUT:-900}
+# a guest with no heartbeat for this long is hung (test/hang-watch.sh)
+hang_s=${STACKID_VM_HANG:-240}
 append=${STACKID_APPEND:-}	# more kernel command line (debug: no5lvl)
 version=$(stackid_version)
 work=$top/build/vm/$kver
@@ -322,13 +327,20 @@ t0=$(date +%s)
 # not stackid's: it is booted once more, and said so. So is a guest
 # whose kernel took an int3 oops in its own code at any time, with
 # nothing of stackid's in the oops (int3_not_ours, test/lib.sh).
+# So is a guest that hung in its own int3 path (hang_not_ours,
+# test/lib.sh): test/hang-watch.sh ends a guest whose heartbeat stopped,
+# after asking QEMU where its vCPUs are.
 # A second such boot is judged as it is (section 4 fails it).
 for boot in 1 2; do
 	# The monitor is a pipe: test/nmi-sender.sh sends `nmi` through it
-	# while the guest's NMI test runs.
-	rm -f "$work/mon.in" "$work/mon.out"
+	# while the guest's NMI test runs, test/hang-watch.sh asks it where
+	# a hung guest's vCPUs are; what it answers goes to mon.log.
+	rm -f "$work/mon.in" "$work/mon.out" "$work/hang.txt"
 	mkfifo "$work/mon.in" "$work/mon.out"
 	: >"$work/results.log"
+	: >"$work/beat.log"
+	cat "$work/mon.out" >"$work/mon.log" &
+	mpid=$!
 	timeout "$timeout_s" qemu-system-x86_64 \
 		-machine q35 -cpu max -m 1024 -smp 2 \
 		-kernel "$vmlinuz" -initrd "$work/initramfs.cpio.gz" \
@@ -336,15 +348,29 @@ for boot in 1 2; do
 		-display none -no-reboot -d cpu_reset,guest_errors -D "$work/qemu-d.log" \
 		-chardev "pipe,id=mon0,path=$work/mon" -mon chardev=mon0,mode=readline \
 		-serial "file:$work/console.log" -serial "file:$work/results.log" \
+		-serial "file:$work/beat.log" \
 		>"$work/qemu.log" 2>&1 </dev/null &
 	qpid=$!
 	"$top/test/nmi-sender.sh" "$work/mon" "$work/results.log" $qpid \
 		>"$work/nmi-sender.log" 2>&1 &
 	spid=$!
+	"$top/test/hang-watch.sh" "$work" $qpid "$hang_s" \
+		>"$work/hang-watch.log" 2>&1 &
+	hpid=$!
 	wait $qpid
 	qrc=$?
-	wait $spid
+	wait $spid $hpid
+	kill $mpid 2>/dev/null
+	wait $mpid 2>/dev/null
 	[ $boot = 2 ] && break
+	if [ -f "$work/hang.txt" ] &&
+		hang_not_ours "$work/hang.txt" "$work/console.log"; then
+		echo "# boot 1: the guest hung in its kernel's own int3 path (TCG: a breakpoint the kernel had already rewritten, run again and again), nothing of stackid's in it; running the suite again:"
+		hang_show "$work/hang.txt"
+		mv "$work/console.log" "$work/console.boot1.log"
+		mv "$work/hang.txt" "$work/hang.boot1.txt"
+		continue
+	fi
 	if int3_not_ours "$work/console.log"; then
 		echo "# boot 1: the guest kernel took an int3 in its own text patching (TCG), nothing of stackid's in it; running the suite again:"
 		int3_show "$work/console.log"
@@ -369,6 +395,10 @@ flock -u 8
 stage "[$kver] boot + guest tests" $t0
 sed 's/^/# /' "$work/nmi-sender.log"
 [ $qrc = 124 ] && result fail "guest timed out after ${timeout_s}s"
+if [ -f "$work/hang.txt" ]; then
+	hang_show "$work/hang.txt"
+	result fail "guest hung: $(head -n 1 "$work/hang.txt"), ended (test/hang-watch.sh)"
+fi
 [ $qrc != 0 ] && [ $qrc != 124 ] && {
 	cat "$work/qemu.log"
 	result fail "qemu exited with $qrc"
@@ -421,11 +451,14 @@ done < <(guest_tests)
 if ! grep -q '^STACKID-GUEST-DONE' "$res"; then
 	result fail "guest did not finish the suite"
 	# a reset without a word on the console: QEMU's log of the CPU
-	# state at each reset (the last one is the guest's) says where
-	echo "# guest CPU state at its last reset (qemu -d cpu_reset):"
-	awk '/^CPU Reset/ { n = 0 } { b[n++] = $0 }
-		END { for (i = 0; i < n && i < 12; i++) print "#   " b[i] }' \
-		"$work/qemu-d.log"
+	# state at each reset (the last one is the guest's) says where; a
+	# hung guest (above) was not reset
+	if [ ! -f "$work/hang.txt" ]; then
+		echo "# guest CPU state at its last reset (qemu -d cpu_reset):"
+		awk '/^CPU Reset/ { n = 0 } { b[n++] = $0 }
+			END { for (i = 0; i < n && i < 12; i++) print "#   " b[i] }' \
+			"$work/qemu-d.log"
+	fi
 fi
 
 # Kernel splats fail the run. The guest marks its log just before the
