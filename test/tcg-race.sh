@@ -17,6 +17,10 @@
 # int3"). An upstream fix to TCG's page locking ("accel/tcg: Always lock
 # pages before translation", QEMU 8.1) is not in Debian 12's 7.2 stable
 # series; QEMU 10 has it, and took such an oops too, far less often.
+# 6.1's and 5.10's kernels hang instead of oopsing: their kprobe int3
+# handler, finding no int3 in memory, backs the vCPU up to run the
+# instruction again, and the vCPU runs its stale int3 again, for ever
+# (README, "Guest kernels that take an int3 no rewrite explains").
 #
 #   TR_QEMUS    which QEMUs (default "host trixie"): host is the
 #               qemu-system-x86_64 the suite uses (Debian 12's 7.2);
