@@ -242,27 +242,48 @@ int3_show() {
 
 # hang_not_ours HANG CONSOLE: HANG (test/hang-watch.sh's report of a
 # guest with no heartbeat) shows the hang QEMU's TCG causes on kernels
-# whose int3 handler, finding no breakpoint left in memory, backs the
-# vCPU up to run the instruction again (6.1 and 5.10; later kernels oops
-# instead, int3_not_ours): the vCPU runs the int3 of its stale
-# translation again, for ever, interrupts off (tcg-race.sh's 6.1 boots,
-# 2026-12-07: both vCPUs at try_to_wake_up+0x9e, memory there the
-# finished NOP, 0f 1f 44 00 00, the rest of each sample in exc_int3).
-# True if every sample of every vCPU is in the core kernel's text, at
-# least one is in the int3 path (the addresses the guest printed), and
-# no trace in the kernel log has a frame of stackid's.
+# whose int3 handler, finding no int3 left in memory where one was hit,
+# backs the vCPU up to run the instruction again (6.1 and 5.10; later
+# kernels oops instead, int3_not_ours): the vCPU runs the int3 of its
+# stale translation again, for ever (tcg-race.sh's 6.1 boots,
+# 2026-12-07: a vCPU at try_to_wake_up+0x9e or __schedule+0x1bc, memory
+# there the finished NOP or jump, its other samples in the int3 entry).
+# True if the monitor answered for every vCPU (4 samples or more each),
+# every sample is in the core kernel's text, one vCPU is both in an int3
+# handler (asm_exc_int3, exc_int3, do_int3, kprobe_int3_handler,
+# poke_int3_handler, by the addresses the guest printed) and at a place
+# outside the int3 path whose memory holds no int3, and no trace in the
+# kernel log has a frame of stackid's.
 hang_not_ours() {
-	awk '$1 == "cpu" { r[n++] = $4 }
-		$1 == "int3-path" { a[np] = $2; b[np] = $3; np++ }
-		END {	for (k = 0; k < n; k++) {
+	awk '$1 == "vcpus" { nv = $2 }
+		$1 == "cpu" { c[n] = $2; r[n++] = $4; per[$2]++ }
+		$1 == "bytes" { by[substr($2, 1, 16)] = $3 }
+		$1 == "int3-path" { a[np] = $2; b[np] = $3
+			h[np++] = $4 ~ /^(asm_exc_int3|exc_int3|do_int3|kprobe_int3_handler|poke_int3_handler)$/ }
+		END {	if (nv < 1 || n == 0)
+				exit 1
+			for (v = 0; v < nv; v++)
+				if (per[v] < 4)
+					exit 1
+			for (k = 0; k < n; k++) {
 				if (r[k] < "ffffffff81000000" || r[k] >= "ffffffffc0000000")
 					exit 1
+				p = -1
 				for (i = 0; i < np; i++)
-					if (r[k] >= a[i] && r[k] < b[i]) in3 = 1
+					if (r[k] >= a[i] && r[k] < b[i])
+						p = i
+				if (p >= 0 && h[p])
+					inh[c[k]] = 1
+				if (p < 0 && (r[k] in by) && by[r[k]] != "0xcc")
+					site[c[k]] = 1
 			}
-			exit !(n > 0 && in3) }' "$1" || return 1
-	# a frame of stackid's in any trace: "name+0x1f/0x80 [stackid]"
-	! tr -d '\r' <"$2" | grep -q -E '\[stackid(_anchor)?\]|stackid[a-z_]*\+0x'
+			for (v = 0; v < nv; v++)
+				if (inh[v] && site[v])
+					exit 0
+			exit 1 }' "$1" || return 1
+	# a frame of stackid's in any trace: "name+0x1f/0x80 [stackid]" (a
+	# file, not a pipe: grep -q's early exit would fail the pipe)
+	! grep -q -E '\[stackid(_anchor)?\]|stackid[a-z_]*\+0x' "$2"
 }
 
 # hang_show HANG: where each vCPU of a hung guest was, indented as a

@@ -9,7 +9,10 @@
 # how many it sent. The caller reads MON.out (test/vm.sh: into MON.log).
 mon=$1 res=$2 qpid=$3
 rate=${NMI_RATE:-1000}
-exec 7>"$mon.in"
+# read-write: opening a pipe write-only would wait for its reader, QEMU,
+# for ever if QEMU never started or has already exited (then what is
+# written stays in the pipe, and the loop below ends within 100 NMIs)
+exec 7<>"$mon.in"
 # a pipe nobody writes: read -t on it is a sleep without a fork
 tick=$(mktemp -u)
 mkfifo "$tick"

@@ -249,7 +249,8 @@ done
 depmod -b "$root" "$kver" || die "depmod in initramfs"
 # Tools and test programs (built by `make guest`), then their libraries.
 cp -a "$top/build/guest/." "$root/stackid/" 2>/dev/null
-cp "$top/test/guest/lib.sh" "$root/stackid/"
+cp "$top/test/guest/lib.sh" "$top/test/guest/int3-path.sh" "$root/stackid/" ||
+	die "test/guest/lib.sh, int3-path.sh"
 cp "$top/build/stackid" "$root/usr/bin/stackid"
 # make bench measures against perf: Debian's linux-perf, as it is.
 if [ -n "${STACKID_WITH_PERF:-}" ] && [ -x /usr/bin/perf ]; then
@@ -354,7 +355,7 @@ for boot in 1 2; do
 	"$top/test/nmi-sender.sh" "$work/mon" "$work/results.log" $qpid \
 		>"$work/nmi-sender.log" 2>&1 &
 	spid=$!
-	"$top/test/hang-watch.sh" "$work" $qpid "$hang_s" \
+	"$top/test/hang-watch.sh" "$work" $qpid "$hang_s" 2 \
 		>"$work/hang-watch.log" 2>&1 &
 	hpid=$!
 	wait $qpid
