@@ -101,8 +101,22 @@ make_image() {
 	[Install]
 	WantedBy=multi-user.target
 	EOF
-	in_root systemctl enable sidtest-driver.service >/dev/null 2>&1 ||
-		die "cannot enable the driver in the image"
+	# A heartbeat on the third serial port from early in each boot, a
+	# dot every 5 s (test/hang-watch.sh; the stage adds where the
+	# kernel's int3 path lies).
+	cat >"$root/etc/systemd/system/sidtest-beat.service" <<-'EOF'
+	[Unit]
+	Description=test/system.sh's heartbeat
+	DefaultDependencies=no
+	[Service]
+	ExecStart=/bin/sh -c 'while :; do echo .; sleep 5; done'
+	StandardOutput=file:/dev/ttyS2
+	Restart=always
+	[Install]
+	WantedBy=sysinit.target
+	EOF
+	in_root systemctl enable sidtest-driver.service sidtest-beat.service \
+		>/dev/null 2>&1 || die "cannot enable the driver in the image"
 	ls "$root/boot/vmlinuz-$k1" "$root/boot/initrd.img-$k1" >/dev/null ||
 		die "no kernel or initrd in the image"
 	rm -f "$img.tmp"
@@ -134,7 +148,8 @@ cp "$debdir"/stackid-dkms_*_all.deb "$debdir"/stackid_*_amd64.deb \
 cp "$top/build/guest/ingest" "$top/build/guest/sidcheck" \
 	"$top/build/guest/nofp_qsort" "$work/data/bin/" ||
 	die "guest programs missing (make guest)"
-cp "$top/test/guest/system-stage.sh" "$work/data/"
+cp "$top/test/guest/system-stage.sh" "$top/test/guest/int3-path.sh" "$work/data/" ||
+	die "test/guest/system-stage.sh, int3-path.sh"
 printf 'K1=%s\nK2=%s\n' "$k1" "$k2" >"$work/data/env"
 truncate -s 64M "$work/data.img"
 mkfs.ext4 -q -F -d "$work/data" "$work/data.img" || die "mkfs.ext4 (data disk)"
@@ -183,7 +198,9 @@ for boot in 1 2 3 4; do
 	echo "# boot $boot: $kernel"
 	# The disk as this boot finds it: a boot whose kernel took an int3
 	# oops of its own (int3_not_ours, test/lib.sh: TCG's, not
-	# stackid's) is run once more from it, and said so.
+	# stackid's), or hung in its own int3 path (hang_not_ours: a guest
+	# with no heartbeat for 300 s is ended by test/hang-watch.sh), is
+	# run once more from it, and said so.
 	cp --sparse=always "$work/disk.img" "$work/disk.before.img" ||
 		die "cannot copy the disk image"
 	for try in 1 2; do
@@ -191,19 +208,45 @@ for boot in 1 2 3 4; do
 		# exits, and this loop is the boot loader); the second boot
 		# takes 7 to 15 minutes alone, longer beside the kernel lines
 		# and the matrix's first builds (make check)
+		rm -f "$work/mon.in" "$work/mon.out" "$work/hang.txt"
+		mkfifo "$work/mon.in" "$work/mon.out"
+		: >"$work/beat.log"
+		cat "$work/mon.out" >"$work/mon.log" &
+		mpid=$!
 		timeout 3000 qemu-system-x86_64 -machine q35 -cpu max -m 2048 -smp 2 \
 			-display none -no-reboot -net none \
 			-kernel "$work/vmlinuz" -initrd "$work/initrd.img" \
 			-append "root=/dev/vda rw console=ttyS0 panic=-1 tsc=reliable" \
 			-drive "file=$work/disk.img,format=raw,if=virtio,cache=unsafe" \
 			-drive "file=$work/data.img,format=raw,if=virtio,readonly=on" \
+			-chardev "pipe,id=mon0,path=$work/mon" -mon chardev=mon0,mode=readline \
 			-serial "file:$work/console-$boot.log" \
-			-serial "file:$work/results-$boot.log" </dev/null
+			-serial "file:$work/results-$boot.log" \
+			-serial "file:$work/beat.log" </dev/null &
+		qpid=$!
+		"$top/test/hang-watch.sh" "$work" $qpid 300 2 \
+			>"$work/hang-watch.log" 2>&1 &
+		hpid=$!
+		wait $qpid
 		rc=$?
+		wait $hpid
+		kill $mpid 2>/dev/null
+		wait $mpid 2>/dev/null
+		if [ -f "$work/hang.txt" ]; then
+			echo "# boot $boot: the guest hung (test/hang-watch.sh):"
+			hang_show "$work/hang.txt"
+		fi
 		[ $try = 2 ] && break
-		int3_not_ours "$work/console-$boot.log" || break
-		echo "# boot $boot: the guest kernel took an int3 in its own text patching (TCG), nothing of stackid's in it, after $(($(date +%s) - t0)) s; booting it again from the disk as it was:"
-		int3_show "$work/console-$boot.log"
+		if int3_not_ours "$work/console-$boot.log"; then
+			echo "# boot $boot: the guest kernel took an int3 in its own text patching (TCG), nothing of stackid's in it, after $(($(date +%s) - t0)) s; booting it again from the disk as it was:"
+			int3_show "$work/console-$boot.log"
+		elif [ -f "$work/hang.txt" ] &&
+			hang_not_ours "$work/hang.txt" "$work/console-$boot.log"; then
+			echo "# boot $boot: that hang is in the kernel's own int3 path (TCG), nothing of stackid's in it, after $(($(date +%s) - t0)) s; booting it again from the disk as it was"
+			mv "$work/hang.txt" "$work/hang-$boot.try1.txt"
+		else
+			break
+		fi
 		mv "$work/console-$boot.log" "$work/console-$boot.try1.log"
 		mv "$work/results-$boot.log" "$work/results-$boot.try1.log"
 		cp --sparse=always "$work/disk.before.img" "$work/disk.img" ||
@@ -218,6 +261,8 @@ for boot in 1 2 3 4; do
 	tap <<<"$([ -z "$splat" ] && echo ok || echo not ok) - boot $boot: no kernel splat on the console${splat:+: $splat}"
 	next=$(tr -d '\r' <"$work/results-$boot.log" | sed -n 's/^# next: //p' | tail -n 1)
 	echo "# boot $boot: QEMU exit $rc after $(($(date +%s) - t0)) s"
+	[ -f "$work/hang.txt" ] &&
+		nok "boot $boot: the guest hung: $(head -n 1 "$work/hang.txt"), ended (test/hang-watch.sh)"
 	if [ -z "$next" ]; then
 		nok "boot $boot ended before its stage finished (QEMU exit $rc; console: $work/console-$boot.log)"
 		tail -n 20 "$work/console-$boot.log" | sed 's/^/#   /'

@@ -9,6 +9,9 @@
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export DEBIAN_FRONTEND=noninteractive LC_ALL=C.UTF-8
 . /e2e/env
+# Where the kernel's int3 path lies, on the heartbeat's serial port
+# (test/system.sh's sidtest-beat.service writes the dots).
+sh /e2e/int3-path.sh >/dev/ttyS2 2>/dev/null
 state=/var/lib/sidtest
 mkdir -p $state
 stage=$(cat $state/stage 2>/dev/null || echo 1)
