@@ -135,15 +135,32 @@ fi
 # not come for it in a second is taken back, its sample written with its
 # unresolved frames raw, and a new program on CPU 0 (its own first
 # sample a miss) comes back named. RESET_STATS and rmmod need not wait
-# for them either (below).
+# for them either (below). A task is held only if a sample caught it in
+# the kernel on its way into poll(): under a loaded host 16 tasks once
+# left 6 works queued (2026-12-07), fewer than the 8 slots, and the probe
+# found one free. So batches of 16 are started until at least 8 more
+# works are queued than before (src/anchor.c: queued_works), at most 4.
 rm -f /tmp/held.*
-for k in $(seq 16); do cp /stackid/sysloop /tmp/held.$k; done
+q=/sys/module/stackid_anchor/parameters/queued_works
+q0=$(cat $q)
 $S record -o /tmp/held.rec -F 999 -d 120000 >/tmp/held.out 2>&1 &
 rec=$!
 sleep 0.5
-taskset -c 1 /stackid/sysloop held 65536 0 /tmp/held.[0-9]* >/tmp/held.pid &
-i=0
-while [ ! -s /tmp/held.pid ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+holder=
+for b in 1 2 3 4; do
+	for k in $(seq 16); do cp /stackid/sysloop /tmp/held.$b.$k; done
+	taskset -c 1 /stackid/sysloop held 65536 0 /tmp/held.$b.[0-9]* \
+		>/tmp/held.pid.$b &
+	i=0
+	while [ ! -s /tmp/held.pid.$b ] && [ $i -lt 600 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	h=$(cat /tmp/held.pid.$b 2>/dev/null)
+	[ -n "$h" ] && holder="$holder $h"
+	[ $(($(cat $q) - q0)) -ge 8 ] && break
+done
+queued=$(($(cat $q) - q0))
 sleep 1.5	# the slots they hold are a second old then
 spawn taskset -c 0 /stackid/chain64
 probe=$pid
@@ -151,15 +168,20 @@ sleep 2
 kill -USR1 $rec
 wait $rec
 recorded /tmp/held $? "tasks held in the kernel"
-holder=$(cat /tmp/held.pid 2>/dev/null)
 set -- $($S frames /tmp/held.rec "${probe:-1}")
 [ $# -ge 7 ] || set -- frames samples 0 per_sample 0 valid_pct 0
 back=$(counter /tmp/held.out defer_taken_back)
 noslot=$(counter /tmp/held.out defer_no_slot)
-what="holder ${holder:-none}, probe ${probe:-none}: $3 samples, $7% valid; $back taken back, $noslot without a slot, $(counter /tmp/held.out in_flight) in flight"
-check "held tasks: a new program on their CPU is named ($what)" \
-	test -n "$holder" -a -n "$probe" -a "${3:-0}" -gt 0 -a \
-	"${7%.*}" -ge 90 -a "${back:-0}" -gt 0
+what="holders${holder:- none} ($((b * 16)) tasks, $queued works queued), probe ${probe:-none}: $3 samples, $7% valid; $back taken back, $noslot without a slot, $(counter /tmp/held.out in_flight) in flight"
+if [ "$queued" -ge 8 ]; then
+	check "held tasks: a new program on their CPU is named ($what)" \
+		test -n "$holder" -a -n "$probe" -a "${3:-0}" -gt 0 -a \
+		"${7%.*}" -ge 90 -a "${back:-0}" -gt 0
+elif [ "$queued" -gt 0 ]; then
+	pass "held tasks: a new program on their CPU is named # SKIP fewer works held than CPU 0's 8 slots ($what)"
+else
+	fail "held tasks: a sample of a task sleeping in poll() waits for it ($what)"
+fi
 # RESET_STATS with sampling off need not wait for them either: their
 # samples are written first (before ABI 2.5: EBUSY until they woke)
 $S reset >/tmp/held.reset 2>&1
