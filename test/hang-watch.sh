@@ -6,7 +6,7 @@
 # test/guest/int3-path.sh). When no beat has come for SECONDS (twice
 # that before the first one: the guest is still booting), the guest is
 # hung: ask QEMU's monitor (the pipe WORK/mon, whose output the caller
-# copies to WORK/mon.log) where each of its VCPUS vCPUs is, eight times,
+# copies to WORK/mon.log) where each of its VCPUS vCPUs is, 16 times,
 # and which bytes memory holds there; write it all to WORK/hang.txt for
 # the caller to judge (hang_not_ours, test/lib.sh); and end the guest
 # (`quit`) instead of waiting for the run's timeout.
@@ -31,13 +31,13 @@ while kill -0 "$qpid" 2>/dev/null; do
 	# QEMU (its reader) may have exited since the check above
 	exec 7<>"$work/mon.in"
 	off=$(stat -c %s "$work/mon.log" 2>/dev/null || echo 0)
-	for i in 1 2 3 4 5 6 7 8; do
+	for i in $(seq 16); do
 		echo "info registers -a" >&7
 		sleep 0.5
 	done
 	# answers: up to 20 s more on a loaded host
 	for i in $(seq 40); do
-		[ "$(tail -c +$((off + 1)) "$work/mon.log" | grep -c 'RIP=')" -ge $((8 * vcpus)) ] &&
+		[ "$(tail -c +$((off + 1)) "$work/mon.log" | grep -c 'RIP=')" -ge $((16 * vcpus)) ] &&
 			break
 		sleep 0.5
 	done

@@ -249,15 +249,17 @@ int3_show() {
 # 2026-12-07: a vCPU at try_to_wake_up+0x9e or __schedule+0x1bc, memory
 # there the finished NOP or jump, its other samples in the int3 entry).
 # True if the monitor answered for every vCPU (4 samples or more each),
-# every sample is in the core kernel's text, one vCPU is both in an int3
+# every sample is in the core kernel's text, one vCPU was seen in an int3
 # handler (asm_exc_int3, exc_int3, do_int3, kprobe_int3_handler,
-# poke_int3_handler, by the addresses the guest printed) and at a place
-# outside the int3 path whose memory holds no int3, and no trace in the
-# kernel log has a frame of stackid's.
+# poke_int3_handler, by the addresses the guest printed) and otherwise
+# only in the int3 path or at one place, twice or more, whose memory
+# holds what a static branch or call is rewritten to (a 5-byte NOP, a
+# 2-byte NOP, a jump, a call), and no trace in the kernel log has a frame
+# of stackid's (a missing log counts as one that has).
 hang_not_ours() {
 	awk '$1 == "vcpus" { nv = $2 }
 		$1 == "cpu" { c[n] = $2; r[n++] = $4; per[$2]++ }
-		$1 == "bytes" { by[substr($2, 1, 16)] = $3 }
+		$1 == "bytes" { by[substr($2, 1, 16)] = $3 " " $4 " " $5 " " $6 " " $7 }
 		$1 == "int3-path" { a[np] = $2; b[np] = $3
 			h[np++] = $4 ~ /^(asm_exc_int3|exc_int3|do_int3|kprobe_int3_handler|poke_int3_handler)$/ }
 		END {	if (nv < 1 || n == 0)
@@ -272,18 +274,31 @@ hang_not_ours() {
 				for (i = 0; i < np; i++)
 					if (r[k] >= a[i] && r[k] < b[i])
 						p = i
+				v = c[k]
 				if (p >= 0 && h[p])
-					inh[c[k]] = 1
-				if (p < 0 && (r[k] in by) && by[r[k]] != "0xcc")
-					site[c[k]] = 1
+					inh[v] = 1
+				if (p >= 0)
+					continue
+				# outside the int3 path: one place per vCPU
+				if (!(v in at))
+					at[v] = r[k]
+				else if (at[v] != r[k])
+					many[v] = 1
+				seen[v]++
 			}
-			for (v = 0; v < nv; v++)
-				if (inh[v] && site[v])
+			for (v = 0; v < nv; v++) {
+				if (!inh[v] || many[v] || seen[v] < 2)
+					continue
+				x = by[at[v]]
+				if (x ~ /^0x0f 0x1f 0x44 0x00 0x00/ || x ~ /^0x66 0x90/ ||
+					x ~ /^0x(e9|eb|e8) /)
 					exit 0
+			}
 			exit 1 }' "$1" || return 1
 	# a frame of stackid's in any trace: "name+0x1f/0x80 [stackid]" (a
 	# file, not a pipe: grep -q's early exit would fail the pipe)
-	! grep -q -E '\[stackid(_anchor)?\]|stackid[a-z_]*\+0x' "$2"
+	grep -s -q -E '\[stackid(_anchor)?\]|stackid[a-z_]*\+0x' "$2"
+	[ $? = 1 ]
 }
 
 # hang_show HANG: where each vCPU of a hung guest was, indented as a

@@ -8,7 +8,11 @@
 # in text_poke_bp_batch() for the other, which loops at __schedule+0x1bc);
 # int3-6.1.hang is the report of the same guest's other form (both vCPUs
 # loop at try_to_wake_up+0x9e), its samples as the harness printed them,
-# with the int3-path lines that boot did not get to print; the rest are
+# with the int3-path lines that boot did not get to print;
+# int3-6.1-lock.hang is the report of the same test on the final code
+# (one vCPU loops at __schedule+0x1bc, the other spins on the runqueue
+# lock it holds). The int3-path lines of all are as the guest prints
+# them now (native_irq_return_iret added after those runs); the rest are
 # these, changed. TAP on stdout.
 set -uo pipefail	# as test/vm.sh and test/system.sh
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -36,6 +40,10 @@ check 1 idle.hang clean.log "no vCPU in the int3 path: judged as it is"
 check 1 no-samples.hang clean.log "QEMU's monitor said nothing: judged as it is"
 check 1 one-vcpu.hang clean.log "the monitor answered for one vCPU of two: judged as it is"
 check 1 no-site.hang clean.log "the vCPU in the int3 handler is never seen at the place it loops on: judged as it is"
+check 0 int3-6.1-lock.hang clean.log "one vCPU in the int3 loop at __schedule+0x1bc, its return through native_irq_return_iret, the other spinning on the lock it holds: boot again"
+check 1 two-places.hang clean.log "the same with the iret not counted as the int3 path: two places outside it, judged as it is"
+check 1 pause-spin.hang clean.log "a vCPU spinning on a pause, seen once in exc_int3: not a rewritten branch, judged as it is"
+check 1 int3-6.1.hang no-such-console.log "no kernel log to read: judged as it is"
 
 # a console far bigger than a pipe's buffer, with a frame of stackid's on
 # its first line: the check must not stop reading early and take that
