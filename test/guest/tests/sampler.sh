@@ -127,19 +127,25 @@ else
 fi
 # A task that sleeps in the kernel after it was sampled (here: in a
 # poll() of 65,536 entries, after polling each) keeps its sample waiting
-# for it, for hours maybe. 16 such tasks, each its own copy of the
-# program, started on CPU 1 and moved to CPU 0 for their poll() (their
-# files new to CPU 0's build-id cache, so each sample there waits), hold
-# more than CPU 0's 8 slots. Before ABI 2.5 every later miss there
-# stayed raw until they woke (defer_no_slot); now a slot whose task has
-# not come for it in a second is taken back, its sample written with its
-# unresolved frames raw, and a new program on CPU 0 (its own first
-# sample a miss) comes back named. RESET_STATS and rmmod need not wait
-# for them either (below). A task is held only if a sample caught it in
-# the kernel on its way into poll(): under a loaded host 16 tasks once
-# left 6 works queued (2026-12-07), fewer than the 8 slots, and the probe
-# found one free. So batches of 16 are started until at least 8 more
-# works are queued than before (src/anchor.c: queued_works), at most 4.
+# for it, for hours maybe. Such tasks, each its own copy of the program,
+# started on CPU 1 and moved to CPU 0 for their poll() (their files new
+# to CPU 0's build-id cache, so each sample there waits), hold all of
+# CPU 0's 8 slots. Before ABI 2.5 every later miss there stayed raw
+# until they woke (defer_no_slot); now a slot whose task has not come for
+# it in a second is taken back, its sample written with its unresolved
+# frames raw, and a new program on CPU 0 (its own first sample a miss)
+# comes back named. RESET_STATS and rmmod need not wait for them either
+# (below). A task is held only if a sample caught it in the kernel on
+# its way into poll(): under a loaded host 16 tasks once left 6 works
+# queued (2026-12-07), fewer than the slots, and the probe found one
+# free. So batches of 16 are started, at most 4, until the works queued
+# since (src/anchor.c: queued_works, every CPU's), less one for each
+# batch's parent (asleep in pause() on CPU 1) and 2 for passing tasks,
+# reach 8. Fewer than 8 from 64 tasks (about 24 expected at that rate)
+# fails. Once a batch has held CPU 0's slots for a second, the next
+# batch takes some back: taken-back counts show the mechanism; the
+# probe's frames, named while every slot was held, show it served the
+# probe.
 rm -f /tmp/held.*
 q=/sys/module/stackid_anchor/parameters/queued_works
 q0=$(cat $q)
@@ -152,16 +158,16 @@ for b in 1 2 3 4; do
 	taskset -c 1 /stackid/sysloop held 65536 0 /tmp/held.$b.[0-9]* \
 		>/tmp/held.pid.$b &
 	i=0
-	while [ ! -s /tmp/held.pid.$b ] && [ $i -lt 600 ]; do
+	while [ ! -s /tmp/held.pid.$b ] && [ $i -lt 300 ]; do
 		sleep 0.1
 		i=$((i + 1))
 	done
 	h=$(cat /tmp/held.pid.$b 2>/dev/null)
 	[ -n "$h" ] && holder="$holder $h"
-	[ $(($(cat $q) - q0)) -ge 8 ] && break
+	[ $(($(cat $q) - q0 - b)) -ge 10 ] && break
 done
-queued=$(($(cat $q) - q0))
 sleep 1.5	# the slots they hold are a second old then
+queued=$(($(cat $q) - q0 - b))
 spawn taskset -c 0 /stackid/chain64
 probe=$pid
 sleep 2
@@ -172,16 +178,12 @@ set -- $($S frames /tmp/held.rec "${probe:-1}")
 [ $# -ge 7 ] || set -- frames samples 0 per_sample 0 valid_pct 0
 back=$(counter /tmp/held.out defer_taken_back)
 noslot=$(counter /tmp/held.out defer_no_slot)
-what="holders${holder:- none} ($((b * 16)) tasks, $queued works queued), probe ${probe:-none}: $3 samples, $7% valid; $back taken back, $noslot without a slot, $(counter /tmp/held.out in_flight) in flight"
-if [ "$queued" -ge 8 ]; then
-	check "held tasks: a new program on their CPU is named ($what)" \
-		test -n "$holder" -a -n "$probe" -a "${3:-0}" -gt 0 -a \
-		"${7%.*}" -ge 90 -a "${back:-0}" -gt 0
-elif [ "$queued" -gt 0 ]; then
-	pass "held tasks: a new program on their CPU is named # SKIP fewer works held than CPU 0's 8 slots ($what)"
-else
-	fail "held tasks: a sample of a task sleeping in poll() waits for it ($what)"
-fi
+what="holders${holder:- none} ($((b * 16)) tasks, $queued works queued less theirs), probe ${probe:-none}: $3 samples, $7% valid; $back taken back, $noslot without a slot, $(counter /tmp/held.out in_flight) in flight"
+check "held tasks: their samples wait for them, at least CPU 0's 8 slots ($what)" \
+	test "$queued" -ge 8
+check "held tasks: a new program on their CPU is named ($what)" \
+	test -n "$holder" -a -n "$probe" -a "${3:-0}" -gt 0 -a \
+	"${7%.*}" -ge 90 -a "${back:-0}" -gt 0
 # RESET_STATS with sampling off need not wait for them either: their
 # samples are written first (before ABI 2.5: EBUSY until they woke)
 $S reset >/tmp/held.reset 2>&1
