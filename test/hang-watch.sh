@@ -30,6 +30,8 @@ while kill -0 "$qpid" 2>/dev/null; do
 	# read-write: opening a pipe write-only waits for a reader, and
 	# QEMU (its reader) may have exited since the check above
 	exec 7<>"$work/mon.in"
+	# what the monitor answered since offset $off of mon.log
+	answers() { tail -c +$((off + 1)) "$work/mon.log" | tr -d '\r'; }
 	off=$(stat -c %s "$work/mon.log" 2>/dev/null || echo 0)
 	for i in $(seq 16); do
 		echo "info registers -a" >&7
@@ -37,13 +39,11 @@ while kill -0 "$qpid" 2>/dev/null; do
 	done
 	# answers: up to 20 s more on a loaded host
 	for i in $(seq 40); do
-		[ "$(tail -c +$((off + 1)) "$work/mon.log" | grep -c 'RIP=')" -ge $((16 * vcpus)) ] &&
-			break
+		[ "$(answers | grep -c 'RIP=')" -ge $((16 * vcpus)) ] && break
 		sleep 0.5
 	done
 	# "cpu N rip R", one line a vCPU a sample
-	tail -c +$((off + 1)) "$work/mon.log" | tr -d '\r' |
-		awk 'match($0, /CPU#[0-9]+/) { cpu = substr($0, RSTART + 4, RLENGTH - 4) }
+	answers | awk 'match($0, /CPU#[0-9]+/) { cpu = substr($0, RSTART + 4, RLENGTH - 4) }
 			match($0, /RIP=[0-9a-f]+/) { print "cpu", cpu, "rip", substr($0, RSTART + 4, RLENGTH - 4) }' \
 			>"$work/hang.samples"
 	off=$(stat -c %s "$work/mon.log")
@@ -53,8 +53,8 @@ while kill -0 "$qpid" 2>/dev/null; do
 		sleep 0.5
 	done
 	for i in $(seq 40); do
-		[ "$(tail -c +$((off + 1)) "$work/mon.log" | tr -d '\r' |
-			grep -c -E '^[0-9a-f]{16}: ')" -ge $(wc -w <<<"$rips") ] && break
+		[ "$(answers | grep -c -E '^[0-9a-f]{16}: ')" -ge $(wc -w <<<"$rips") ] &&
+			break
 		sleep 0.5
 	done
 	{
@@ -62,8 +62,7 @@ while kill -0 "$qpid" 2>/dev/null; do
 		echo "vcpus $vcpus"
 		cat "$work/hang.samples"
 		# "bytes R: 0x0f 0x1f ...", what memory holds at each RIP
-		tail -c +$((off + 1)) "$work/mon.log" | tr -d '\r' |
-			grep -o -E '^[0-9a-f]{16}: (0x[0-9a-f]{2} ?)+' |
+		answers | grep -o -E '^[0-9a-f]{16}: (0x[0-9a-f]{2} ?)+' |
 			sed 's/^/bytes /'
 		tr -d '\r' <"$beat" | grep '^int3-path '
 	} >"$work/hang.txt.tmp"

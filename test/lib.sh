@@ -240,6 +240,32 @@ int3_show() {
 	tr -d '\r' <"$1" | grep -E "$INT3_RE|RIP:" | head -n 2 | sed 's/^/#   /'
 }
 
+# watch_prepare WORK: before a guest's boot, its monitor's pipe
+# (WORK/mon.in, WORK/mon.out; QEMU: -chardev pipe,path=WORK/mon), what
+# the monitor answers copied to WORK/mon.log by a background cat, an
+# empty heartbeat log (WORK/beat.log: its third serial port) and no hang
+# report (WORK/hang.txt).
+watch_prepare() {
+	rm -f "$1/mon.in" "$1/mon.out" "$1/hang.txt"
+	mkfifo "$1/mon.in" "$1/mon.out"
+	: >"$1/beat.log"
+	cat "$1/mon.out" >"$1/mon.log" &
+	watch_cat=$!
+}
+
+# watch_start WORK QEMU-PID SECONDS: test/hang-watch.sh on that guest
+# (2 vCPUs), in the background; watch_end, once QEMU has exited, waits
+# for it and ends the copy of the monitor's answers.
+watch_start() {
+	"$top/test/hang-watch.sh" "$1" "$2" "$3" 2 >"$1/hang-watch.log" 2>&1 &
+	watch_pid=$!
+}
+watch_end() {
+	wait "$watch_pid"
+	kill "$watch_cat" 2>/dev/null
+	wait "$watch_cat" 2>/dev/null
+}
+
 # hang_not_ours HANG CONSOLE: HANG (test/hang-watch.sh's report of a
 # guest with no heartbeat) shows the hang QEMU's TCG causes on kernels
 # whose int3 handler, finding no int3 left in memory where one was hit,

@@ -208,11 +208,7 @@ for boot in 1 2 3 4; do
 		# exits, and this loop is the boot loader); the second boot
 		# takes 7 to 15 minutes alone, longer beside the kernel lines
 		# and the matrix's first builds (make check)
-		rm -f "$work/mon.in" "$work/mon.out" "$work/hang.txt"
-		mkfifo "$work/mon.in" "$work/mon.out"
-		: >"$work/beat.log"
-		cat "$work/mon.out" >"$work/mon.log" &
-		mpid=$!
+		watch_prepare "$work"
 		timeout 3000 qemu-system-x86_64 -machine q35 -cpu max -m 2048 -smp 2 \
 			-display none -no-reboot -net none \
 			-kernel "$work/vmlinuz" -initrd "$work/initrd.img" \
@@ -224,14 +220,10 @@ for boot in 1 2 3 4; do
 			-serial "file:$work/results-$boot.log" \
 			-serial "file:$work/beat.log" </dev/null &
 		qpid=$!
-		"$top/test/hang-watch.sh" "$work" $qpid 300 2 \
-			>"$work/hang-watch.log" 2>&1 &
-		hpid=$!
+		watch_start "$work" $qpid 300
 		wait $qpid
 		rc=$?
-		wait $hpid
-		kill $mpid 2>/dev/null
-		wait $mpid 2>/dev/null
+		watch_end
 		if [ -f "$work/hang.txt" ]; then
 			echo "# boot $boot: the guest hung (test/hang-watch.sh):"
 			hang_show "$work/hang.txt"

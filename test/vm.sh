@@ -336,12 +336,8 @@ for boot in 1 2; do
 	# The monitor is a pipe: test/nmi-sender.sh sends `nmi` through it
 	# while the guest's NMI test runs, test/hang-watch.sh asks it where
 	# a hung guest's vCPUs are; what it answers goes to mon.log.
-	rm -f "$work/mon.in" "$work/mon.out" "$work/hang.txt"
-	mkfifo "$work/mon.in" "$work/mon.out"
+	watch_prepare "$work"
 	: >"$work/results.log"
-	: >"$work/beat.log"
-	cat "$work/mon.out" >"$work/mon.log" &
-	mpid=$!
 	timeout "$timeout_s" qemu-system-x86_64 \
 		-machine q35 -cpu max -m 1024 -smp 2 \
 		-kernel "$vmlinuz" -initrd "$work/initramfs.cpio.gz" \
@@ -355,14 +351,11 @@ for boot in 1 2; do
 	"$top/test/nmi-sender.sh" "$work/mon" "$work/results.log" $qpid \
 		>"$work/nmi-sender.log" 2>&1 &
 	spid=$!
-	"$top/test/hang-watch.sh" "$work" $qpid "$hang_s" 2 \
-		>"$work/hang-watch.log" 2>&1 &
-	hpid=$!
+	watch_start "$work" $qpid "$hang_s"
 	wait $qpid
 	qrc=$?
-	wait $spid $hpid
-	kill $mpid 2>/dev/null
-	wait $mpid 2>/dev/null
+	wait $spid
+	watch_end
 	[ $boot = 2 ] && break
 	if [ -f "$work/hang.txt" ] &&
 		hang_not_ours "$work/hang.txt" "$work/console.log"; then
