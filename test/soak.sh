@@ -9,6 +9,9 @@
 # rate or timing check, so its guests share the host (and wait for a
 # test suite's guest, which never shares). The guest kernel's log is
 # judged as in `make check` (test/vm.sh). Logs: build/soak-LINE.log.
+# SOAK_QEMU=trixie boots the guests with Debian 13's QEMU 10.0
+# (test/qemu-trixie.sh) instead of the host's 7.2, to tell a fault of the
+# emulator's from one of the kernel's.
 # Ends with "N passed, N failed".
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -20,6 +23,7 @@ secs=${SOAK_SECONDS:-3600}
 want=${SOAK_KERNELS:-6.12 6.12-rt}
 mkdir -p build
 export STACKID_SOAK_SECONDS=$secs STACKID_QEMU_SHARED=1
+export STACKID_QEMU=${SOAK_QEMU:-host}
 export STACKID_GUEST_TESTS=soak.sh STACKID_VM_TIMEOUT=$((secs + 1200))
 pids=()
 names=()

@@ -24,9 +24,7 @@
 #
 #   TR_QEMUS    which QEMUs (default "host trixie"): host is the
 #               qemu-system-x86_64 the suite uses (Debian 12's 7.2);
-#               trixie the one of Debian 13 (10.0), run from a copy of
-#               the cached trixie chroot with it installed
-#               ($STACKID_CACHE/tcg-race/qemu-trixie)
+#               trixie the one of Debian 13 (10.0): test/qemu-trixie.sh
 #   TR_BOOTS    boots per QEMU (default 4)
 #   TR_SECONDS  seconds of switching per boot (default 45)
 #   TR_KERNEL   the kernel line booted (default 6.12; test/kernels.conf)
@@ -95,21 +93,6 @@ chmod 755 "$out/root/init"
 (cd "$out/root" && find . | cpio -o -H newc 2>/dev/null | gzip -1) >"$out/initrd.gz" ||
 	exit 1
 
-# QEMU 10 from Debian 13, in a copy of the cached chroot: the host's apt
-# configuration is never touched.
-qemu_trixie() {
-	local d=$STACKID_CACHE/tcg-race/qemu-trixie
-	if [ ! -x "$d/usr/bin/qemu-system-x86_64" ]; then
-		mkdir -p "$STACKID_CACHE/tcg-race"
-		test/chroot.sh copy trixie "$d" >/dev/null || return 1
-		cp -L /etc/resolv.conf "$d/etc/resolv.conf" 2>/dev/null || true
-		test/chroot.sh run "$d" -- env DEBIAN_FRONTEND=noninteractive \
-			sh -c 'apt-get -qq update && apt-get -qq -y -o APT::Install-Recommends=false install qemu-system-x86' \
-			>"$out/qemu-trixie-install.log" 2>&1 || return 1
-	fi
-	echo "$d"
-}
-
 boot() {	# QEMU-NAME LOG: one boot; qemu's exit status
 	local q=$1 log=$2 args
 	args=(-machine q35 -cpu max -m 512 -smp 2 -display none -no-reboot
@@ -122,8 +105,7 @@ boot() {	# QEMU-NAME LOG: one boot; qemu's exit status
 			qemu-system-x86_64 "${args[@]}" </dev/null >"$log.qemu" 2>&1
 	else
 		flock /run/lock/stackid-qemu.lock timeout $((seconds + 600)) \
-			test/chroot.sh run --bind "$out" "$qdir" -- \
-			qemu-system-x86_64 "${args[@]}" </dev/null >"$log.qemu" 2>&1
+			test/qemu-trixie.sh "${args[@]}" </dev/null >"$log.qemu" 2>&1
 	fi
 }
 
@@ -137,9 +119,8 @@ for q in ${TR_QEMUS:-host trixie}; do
 	case $q in
 	host) ver=$(qemu-system-x86_64 --version | head -n 1) ;;
 	trixie)
-		qdir=$(qemu_trixie) ||
-			{ echo "tcg-race: no QEMU from trixie (log: $out/qemu-trixie-install.log)" >&2; exit 1; }
-		ver=$(test/chroot.sh run "$qdir" -- qemu-system-x86_64 --version | head -n 1)
+		ver=$(test/qemu-trixie.sh --version | head -n 1)
+		[ -n "$ver" ] || { echo "tcg-race: no QEMU from trixie" >&2; exit 1; }
 		;;
 	*) echo "tcg-race: no QEMU '$q' (host, trixie)" >&2; exit 1 ;;
 	esac

@@ -17,6 +17,9 @@
 #    TSC against its HPET, and the clocksource watchdog's switch to HPET
 #    in the middle of a test is noise, not what the suite tests (and
 #    twice coincided with an unexplained guest reset on trixie's kernel).
+#    STACKID_QEMU=trixie boots it with Debian 13's QEMU 10.0 instead of
+#    the host's 7.2 (test/qemu-trixie.sh), to tell the emulator's faults
+#    from the kernel's; not what `make check` runs.
 #    Kernel console -> console.log, test output (TAP) -> results.log,
 #    the guest's heartbeat -> beat.log, on separate serial ports; a guest
 #    whose heartbeat stops for STACKID_VM_HANG seconds (240) is ended by
@@ -45,6 +48,11 @@ timeout_s=${STACKID_VM_TIMEOUT:-900}
 # a guest with no heartbeat for this long is hung (test/hang-watch.sh)
 hang_s=${STACKID_VM_HANG:-240}
 append=${STACKID_APPEND:-}	# more kernel command line (debug: no5lvl)
+case ${STACKID_QEMU:-host} in
+host) qemu=qemu-system-x86_64 ;;
+trixie) qemu=$top/test/qemu-trixie.sh ;;
+*) echo "vm.sh: STACKID_QEMU is host or trixie" >&2; exit 1 ;;
+esac
 version=$(stackid_version)
 work=$top/build/vm/$kver
 passed=0
@@ -306,6 +314,10 @@ copy_libs "$root" "$root/usr/bin/kmod" "$root/usr/bin/stackid" \
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) \
 	>"$work/initramfs.cpio.gz" || die "cpio"
 stage "[$kver] initramfs ($(du -k "$work/initramfs.cpio.gz" | cut -f1) KiB)" $t0
+if [ "$qemu" != qemu-system-x86_64 ]; then	# installs it on first use
+	qv=$("$qemu" --version | head -n 1) && [ -n "$qv" ] || die "no QEMU: $qemu"
+	echo "# [$kver] $qv"
+fi
 
 # --- 3. boot ---------------------------------------------------------------
 # One guest at a time on this machine: TCG guests take every core, and
@@ -338,7 +350,7 @@ for boot in 1 2; do
 	# a hung guest's vCPUs are; what it answers goes to mon.log.
 	watch_prepare "$work"
 	: >"$work/results.log"
-	timeout "$timeout_s" qemu-system-x86_64 \
+	timeout "$timeout_s" "$qemu" \
 		-machine q35 -cpu max -m 1024 -smp 2 \
 		-kernel "$vmlinuz" -initrd "$work/initramfs.cpio.gz" \
 		-append "console=ttyS0 ignore_loglevel panic=-1 oops=panic panic_on_warn=0 nokaslr tsc=reliable $append" \
