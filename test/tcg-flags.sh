@@ -1,24 +1,26 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Not in `make check`: shows the QEMU fault behind the kernel's single-step
-# #DB warning that a `make soak` hour logged under Debian 12's QEMU 7.2
-# (README, "Not yet"). No module of ours is involved.
+# #DB warning that a 20-minute `make soak` logged under Debian 12's QEMU
+# 7.2 (README, "A guest kernel's single-step #DB"). No module of ours is
+# involved.
 #
 # QEMU 7.2's TCG calls its cmpxchg8b/cmpxchg16b helpers without first
 # storing the condition-code state it has been tracking at translation
 # time (target/i386/tcg/translate.c: no gen_update_cc_op() before
-# gen_helper_cmpxchg16b; upstream inlined the instructions in 8.0, which
-# removed it). The helper computes the flags from the state stored
-# last. When that is "flags are in CC_SRC" (left by a popf, an iret,
-# the previous cmpxchg16b) and an instruction since, in the same block,
-# put an operand in CC_SRC (`add %rdi,%rax` puts RDI there), the
-# operand's low 32 bits become RFLAGS: trap flag, reserved bits and all.
-# SLUB's per-CPU fast path in kmem_cache_alloc_noprof() is that shape:
-# `add %rdi,%rax` (RDI the object), then `cmpxchg16b %gs:(%rsi)`. The
-# soak's #DB frame had RDI ff1100000a6c8900 and RFLAGS 0a6c8b42:
-# 0a6c8900 | ZF | IF | bit 1. Once the vCPU leaves its translated code
-# (an interrupt, another vCPU's request), the trap flag in those bits is
-# live and the next instruction raises #DB.
+# gen_helper_cmpxchg16b; upstream rewrote the instruction inline in
+# early 2023, after 7.2; Debian's 7.2 stable updates keep the helper).
+# The helper computes the flags from the state stored last. When that is
+# "flags are in CC_SRC" (left by a popf, an iret, the previous
+# cmpxchg16b) and an instruction since, in the same block, put an
+# operand in CC_SRC (`add %rdi,%rax` puts RDI there), the operand's low
+# 32 bits become RFLAGS: trap flag, reserved bits and all. SLUB's
+# per-CPU fast path in kmem_cache_alloc_noprof() is that shape: `add
+# %rdi,%rax` (RDI the object), then `cmpxchg16b %gs:(%rsi)`. The soak's
+# #DB frame had RDI ff1100000a6c8900 and RFLAGS 0a6c8b42: 0a6c8900 | ZF
+# | IF | bit 1. When the vCPU next leaves its execution loop, QEMU
+# stores the computed flags whole (x86_cpu_exec_exit()), the trap flag
+# among those bits is live, and the next instruction raises #DB.
 #
 # This boots a busybox guest that runs exactly that sequence in user
 # mode with the soak's RDI, under each QEMU, and prints the flags the
