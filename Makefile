@@ -299,6 +299,7 @@ UNIT_RUNS := "sh test/unit/elfnote-fixtures.sh $(B)/elfnote-fixtures | \
 	xargs $(B)/test_elfnote" test/checkpatch.sh \
 	"bash test/unit/test_elfdeps.sh" "bash test/unit/test_dkms_conf.sh" \
 	"bash test/unit/test_int3.sh" "bash test/unit/test_hang.sh" \
+	"bash test/unit/test_qemu_db.sh" \
 	"bash test/unit/test_dkms_src.sh" "bash test/unit/test_probes.sh" \
 	"$(B)/test_abi $(KDOC)/ioctl-number.rst" $(B)/test_bidcache \
 	$(B)/test_uwtab \
