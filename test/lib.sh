@@ -356,6 +356,16 @@ SPLAT_RE+='|ODEBUG|soft lockup|hard LOCKUP|blocked for more than'
 SPLAT_RE+='|rcu_.*detected stall|Call Trace:|Kernel panic'
 SPLAT_RE+='|suspected memory leak|Uhhuh. NMI received'
 
+# qemu_cc_bug QEMU: whether QEMU (a command) is a release before 8.0,
+# whose TCG computes cmpxchg16b's flags from stale state (qemu_db_strip;
+# Debian 12's 7.2 is; Debian 13's 10.0, test/qemu-trixie.sh, is not).
+qemu_cc_bug() {
+	local v
+	v=$("$1" --version 2>/dev/null |
+		sed -n 's/^QEMU emulator version \([0-9]*\)\..*/\1/p')
+	[ -n "$v" ] && [ "$v" -lt 8 ]
+}
+
 # qemu_db_strip QFILE: the kernel log on stdin to stdout, less each
 # single-step #DB warning that QEMU 7.2's TCG made (README, "A guest
 # kernel's single-step #DB"; test/tcg-flags.sh): a WARNING in
@@ -367,7 +377,8 @@ SPLAT_RE+='|suspected memory leak|Uhhuh. NMI received'
 # a #DB with flags a CPU can hold included, passes through, to be judged
 # as it is.
 qemu_db_strip() {
-	awk -v q="$1" '
+	# SPLAT_RE for awk (mawk has no \b)
+	SRE=${SPLAT_RE//\\b/} awk -v q="$1" '
 	function hex(s, i, n) {
 		n = 0
 		s = tolower(s)
@@ -390,19 +401,24 @@ qemu_db_strip() {
 		nb = 0
 		w = ""
 	}
-	# a block that another report interrupts is not one
-	w != "" && /cut here|WARNING:|BUG:|kernel BUG|Oops|Kernel panic/ { flush() }
+	# a block that another report interrupts (any line of SPLAT_RE but
+	# its own first call trace) is not one
+	w != "" && (/cut here/ || $0 ~ ENVIRON["SRE"]) && !(/Call Trace:/ && !ct++) {
+		flush()
+	}
 	/WARNING: .* exc_debug_kernel\+/ {
 		flush()
 		w = $0
-		db = 0
+		db = indb = 0
 		bad = -1
 		ours = 0
+		ct = 0
 	}
 	w == "" { print; next }
 	{ buf[++nb] = $0 }
-	/<#DB>/ { db = 1 }
-	db && bad < 0 && match($0, /EFLAGS: [0-9a-f]+/) {
+	/<#DB>/ { db = indb = 1 }
+	/<\/#DB>/ { indb = 0 }	# the trapped frame is printed inside
+	indb && bad < 0 && match($0, /EFLAGS: [0-9a-f]+/) {
 		bad = impossible(hex(substr($0, RSTART + 8, RLENGTH - 8)))
 	}
 	/stackid/ && !/Modules linked in:/ { ours = 1 }

@@ -17,18 +17,20 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/test/lib.sh"
 d=$STACKID_CACHE/tcg-race/qemu-trixie
-if [ ! -x "$d/usr/bin/qemu-system-x86_64" ]; then
+ok=$d.installed	# written once the install finished
+if [ ! -e "$ok" ]; then
+	mkdir -p "$STACKID_CACHE/tcg-race"
 	(
 		cd "$top" || exit 1
 		flock 9
-		[ -x "$d/usr/bin/qemu-system-x86_64" ] && exit 0
-		mkdir -p "$STACKID_CACHE/tcg-race"
+		[ -e "$ok" ] && exit 0
 		test/chroot.sh copy trixie "$d" >/dev/null || exit 1
 		cp -L /etc/resolv.conf "$d/etc/resolv.conf" 2>/dev/null || true
 		test/chroot.sh run "$d" -- env DEBIAN_FRONTEND=noninteractive sh -c \
 			'apt-get -qq update && apt-get -qq -y -o APT::Install-Recommends=false install qemu-system-x86' \
-			>"$d.install.log" 2>&1
-	) 9>"$STACKID_CACHE/tcg-race.lock" || {
+			>"$d.install.log" 2>&1 &&
+			[ -x "$d/usr/bin/qemu-system-x86_64" ] && : >"$ok"
+	) 9>"$STACKID_CACHE/tcg-race/lock" || {
 		echo "qemu-trixie: cannot install Debian 13's QEMU in $d (log: $d.install.log)" >&2
 		exit 1
 	}

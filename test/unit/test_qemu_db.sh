@@ -31,6 +31,8 @@ check 0 2 db-cpu-flags.log "the same #DB with flags a CPU can hold (TF, IF, ZF, 
 check 0 2 db-stackid.log "the same #DB with a frame of stackid's in its trace: judged as it is"
 check 0 2 db-cut.log "the same #DB cut off before its end trace: judged as it is"
 check 0 4 db-cut-then-warning.log "the #DB cut off by another warning: both judged"
+check 0 3 db-stall-inside.log "the #DB with another CPU's RCU stall report inside it: both judged"
+check 0 2 db-regs-outside.log "no registers inside <#DB>, impossible flags in the task's frame after it: judged as it is"
 check 1 2 db-then-warning.log "QEMU's #DB, then another warning: only the #DB taken"
 check 0 0 clean.log "no warning: nothing taken, nothing left"
 check 0 1 gp-no-module.log "a general protection fault: passed through"
