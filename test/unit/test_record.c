@@ -1408,6 +1408,23 @@ static void rotate_data(void)
 	fk.live_stats = true;
 }
 
+/* No disk in a test of timing (test_capdir's spy checks the fsyncs). */
+static int nop_fsync(int fd)
+{
+	(void)fd;
+	return 0;
+}
+
+/* The "files written" count in a recording's statistics, or -1. */
+static long files_written(const char *err)
+{
+	const char *p = err ? strstr(err, "files written") : NULL;
+	long v;
+
+	return p && sscanf(p + strlen("files written"), "%ld", &v) == 1 ?
+	       v : -1;
+}
+
 static void test_rotate(void)
 {
 	char dir[] = "/tmp/stackid-rot.XXXXXX", rm[600];
@@ -1422,6 +1439,15 @@ static void test_rotate(void)
 
 	if (!tap_ok(mkdtemp(dir) != NULL, "continuous: temporary directory"))
 		return;
+	/*
+	 * The recorder rotates in its one thread, between reads: an fsync
+	 * that a busy disk holds for a good part of a second makes it
+	 * rotate late ("we fell behind") and write fewer files than the
+	 * time asks for. Beside a build that writes, the rotations here
+	 * (1 in 8 runs) made too few files for --keep's check. This is
+	 * about when files rotate, not about what reaches the disk.
+	 */
+	capdir_fsync = nop_fsync;
 	rotate_data();
 	o.dir = dir;
 	o.out = capfile;
@@ -1470,12 +1496,20 @@ static void test_rotate(void)
 	{
 		static struct cfile k[64];
 		int m = list_dir(dir, k, 64, &tmps);
+		long w = files_written(r.err);
+		/*
+		 * the 3 newest of both runs' files: this run's (which name
+		 * after the last run's), or, if this one wrote fewer than 3,
+		 * the last run's newest ones first
+		 */
+		bool newest = w >= 3 ? strcmp(k[0].name, cf[n - 1].name) > 0 :
+			      w >= 0 && n >= 3 - w &&
+			      !strcmp(k[0].name, cf[n - (3 - w)].name);
 
-		tap_ok(r.status == 0 && m == 3 && !tmps &&
-		       strcmp(k[0].name, cf[n - 1].name) > 0 &&
+		tap_ok(r.status == 0 && m == 3 && !tmps && newest &&
 		       strstr(r.err, "files deleted"),
-		       "--keep 3: the 3 newest files stay (%d), older runs' "
-		       "files count too", m);
+		       "--keep 3: the 3 newest files stay (%d; this run "
+		       "wrote %ld), older runs' files count too", m, w);
 	}
 	run_free(&r);
 
@@ -1520,6 +1554,7 @@ static void test_rotate(void)
 	snprintf(rm, sizeof(rm), "%s'%s'", getenv("KEEPDIR") ? "ls -la " : "rm -rf ", dir);
 	if (system(rm))
 		printf("# %s failed\n", rm);
+	capdir_fsync = fsync;
 }
 
 /* A raw record into @g. */
