@@ -356,6 +356,17 @@ SPLAT_RE+='|ODEBUG|soft lockup|hard LOCKUP|blocked for more than'
 SPLAT_RE+='|rcu_.*detected stall|Call Trace:|Kernel panic'
 SPLAT_RE+='|suspected memory leak|Uhhuh. NMI received'
 
+# qemu_of NAME: the command that runs QEMU NAME: host, the host's
+# qemu-system-x86_64 (Debian 12's 7.2, what `make check` boots), or
+# trixie, Debian 13's 10.0 (test/qemu-trixie.sh).
+qemu_of() {
+	case $1 in
+	host) echo qemu-system-x86_64 ;;
+	trixie) echo "$top/test/qemu-trixie.sh" ;;
+	*) return 1 ;;
+	esac
+}
+
 # qemu_cc_bug QEMU: whether QEMU (a command) is a release before 8.0,
 # whose TCG computes cmpxchg16b's flags from stale state (qemu_db_strip;
 # Debian 12's 7.2 is; Debian 13's 10.0, test/qemu-trixie.sh, is not).
@@ -366,19 +377,37 @@ qemu_cc_bug() {
 	[ -n "$v" ] && [ "$v" -lt 8 ]
 }
 
+# The RFLAGS bits no x86 CPU can hold set (reserved): in a trapped frame,
+# they are the emulator's (qemu_db_strip, test/tcg-flags.sh).
+RFLAGS_IMPOSSIBLE_BITS="3 5 15 $(seq -s ' ' 22 31)"
+
+# What the harnesses say of a warning qemu_db_strip took out.
+QEMU_DB_SAID="single-step #DB warning with flags no CPU can hold, nothing of stackid's in it: QEMU 7.2's cmpxchg16b (README, \"A guest kernel's single-step #DB\"; test/tcg-flags.sh)"
+
+# qemu_db_judge QEMU QFILE: the kernel log on stdin to stdout as a run
+# under QEMU (a command) judges it: through qemu_db_strip QFILE under a
+# QEMU with that fault (qemu_cc_bug), whole under any other.
+qemu_db_judge() {
+	if qemu_cc_bug "$1"; then
+		qemu_db_strip "$2"
+	else
+		cat
+	fi
+}
+
 # qemu_db_strip QFILE: the kernel log on stdin to stdout, less each
 # single-step #DB warning that QEMU 7.2's TCG made (README, "A guest
 # kernel's single-step #DB"; test/tcg-flags.sh): a WARNING in
-# exc_debug_kernel() whose trapped frame (the first registers after
-# "<#DB>") has RFLAGS bits no x86 CPU can hold (3, 5, 15, 22 to 31; a
-# pointer's, from a cmpxchg16b helper that computed the flags from stale
-# state), with nothing of stackid's in it and no other report from the
-# WARNING to its end trace. Each such WARNING line is appended to QFILE. Everything else,
-# a #DB with flags a CPU can hold included, passes through, to be judged
-# as it is.
+# exc_debug_kernel() whose trapped frame (the registers between "<#DB>"
+# and "</#DB>") has a flags bit no x86 CPU can hold
+# (RFLAGS_IMPOSSIBLE_BITS: a pointer's, from a cmpxchg16b helper that
+# computed the flags from stale state), with nothing of stackid's in it
+# and no other report from the WARNING to its end trace. Each such
+# WARNING line is appended to QFILE. Everything else, a #DB with flags a
+# CPU can hold included, passes through, to be judged as it is.
 qemu_db_strip() {
 	# SPLAT_RE for awk (mawk has no \b)
-	SRE=${SPLAT_RE//\\b/} awk -v q="$1" '
+	SRE=${SPLAT_RE//\\b/} awk -v q="$1" -v rbits="$RFLAGS_IMPOSSIBLE_BITS" '
 	function hex(s, i, n) {
 		n = 0
 		s = tolower(s)
@@ -387,11 +416,10 @@ qemu_db_strip() {
 		return n
 	}
 	function bit(n, b) { return int(n / 2 ^ b) % 2 }
-	function impossible(n, b) {
-		if (bit(n, 3) || bit(n, 5) || bit(n, 15))
-			return 1
-		for (b = 22; b < 32; b++)
-			if (bit(n, b))
+	function impossible(n, i, k, b) {
+		k = split(rbits, b, " ")
+		for (i = 1; i <= k; i++)
+			if (bit(n, b[i]))
 				return 1
 		return 0
 	}

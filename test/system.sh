@@ -251,13 +251,10 @@ for boot in 1 2 3 4; do
 	# (and less QEMU 7.2's #DB, said: qemu_db_strip, test/lib.sh)
 	: >"$work/qemu-db-$boot.txt"
 	splat=$(tr -d '\r' <"$work/console-$boot.log" | grep -v '\] sidtest: ' |
-		if qemu_cc_bug qemu-system-x86_64; then
-			qemu_db_strip "$work/qemu-db-$boot.txt"
-		else
-			cat
-		fi | grep -E "$SPLAT_RE" | head -n 5)
+		qemu_db_judge qemu-system-x86_64 "$work/qemu-db-$boot.txt" |
+		grep -E "$SPLAT_RE" | head -n 5)
 	[ -s "$work/qemu-db-$boot.txt" ] &&
-		echo "# boot $boot: a single-step #DB warning with flags no CPU can hold, nothing of stackid's in it: QEMU 7.2's cmpxchg16b (README, \"A guest kernel's single-step #DB\"): $(head -n 1 "$work/qemu-db-$boot.txt")"
+		echo "# boot $boot: a $QEMU_DB_SAID: $(head -n 1 "$work/qemu-db-$boot.txt")"
 	tap <<<"$([ -z "$splat" ] && echo ok || echo not ok) - boot $boot: no kernel splat on the console${splat:+: $splat}"
 	next=$(tr -d '\r' <"$work/results-$boot.log" | sed -n 's/^# next: //p' | tail -n 1)
 	echo "# boot $boot: QEMU exit $rc after $(($(date +%s) - t0)) s"

@@ -96,11 +96,8 @@ chmod 755 "$out/root/init"
 
 broke=0
 for q in ${TF_QEMUS:-host trixie}; do
-	case $q in
-	host) qemu=qemu-system-x86_64 ;;
-	trixie) qemu=test/qemu-trixie.sh ;;
-	*) echo "tcg-flags: no QEMU '$q' (host, trixie)" >&2; exit 1 ;;
-	esac
+	qemu=$(qemu_of "$q") ||
+		{ echo "tcg-flags: no QEMU '$q' (host, trixie)" >&2; exit 1; }
 	ver=$("$qemu" --version | head -n 1)
 	log=$out/$q.log
 	# no timing in it: beside anything, but never beside a suite's guest
@@ -117,7 +114,7 @@ for q in ${TF_QEMUS:-host trixie}; do
 	fi
 	f=$((16#${r% *}))
 	bits=""
-	for b in 3 5 15 $(seq 22 31); do
+	for b in $RFLAGS_IMPOSSIBLE_BITS; do
 		[ $(((f >> b) & 1)) = 1 ] && bits+=" $b"
 	done
 	if [ -n "$bits" ]; then

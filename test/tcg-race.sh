@@ -93,20 +93,15 @@ chmod 755 "$out/root/init"
 (cd "$out/root" && find . | cpio -o -H newc 2>/dev/null | gzip -1) >"$out/initrd.gz" ||
 	exit 1
 
-boot() {	# QEMU-NAME LOG: one boot; qemu's exit status
-	local q=$1 log=$2 args
+boot() {	# QEMU LOG: one boot (QEMU a command); qemu's exit status
+	local cmd=$1 log=$2 args
 	args=(-machine q35 -cpu max -m 512 -smp 2 -display none -no-reboot
 		-kernel "$out/vmlinuz" -initrd "$out/initrd.gz"
 		-append "console=ttyS0 quiet panic=-1 oops=panic nokaslr tsc=reliable tr_seconds=$seconds"
 		-d cpu_reset,guest_errors -D "$log.qemu-d" -serial "file:$log")
 	# one guest at a time, as test/vm.sh
-	if [ "$q" = host ]; then
-		flock /run/lock/stackid-qemu.lock timeout $((seconds + 600)) \
-			qemu-system-x86_64 "${args[@]}" </dev/null >"$log.qemu" 2>&1
-	else
-		flock /run/lock/stackid-qemu.lock timeout $((seconds + 600)) \
-			test/qemu-trixie.sh "${args[@]}" </dev/null >"$log.qemu" 2>&1
-	fi
+	flock /run/lock/stackid-qemu.lock timeout $((seconds + 600)) \
+		"$cmd" "${args[@]}" </dev/null >"$log.qemu" 2>&1
 }
 
 seconds=${TR_SECONDS:-45}
@@ -116,14 +111,10 @@ case $seconds$boots in
 esac
 broke=0
 for q in ${TR_QEMUS:-host trixie}; do
-	case $q in
-	host) ver=$(qemu-system-x86_64 --version | head -n 1) ;;
-	trixie)
-		ver=$(test/qemu-trixie.sh --version | head -n 1)
-		[ -n "$ver" ] || { echo "tcg-race: no QEMU from trixie" >&2; exit 1; }
-		;;
-	*) echo "tcg-race: no QEMU '$q' (host, trixie)" >&2; exit 1 ;;
-	esac
+	qemu=$(qemu_of "$q") ||
+		{ echo "tcg-race: no QEMU '$q' (host, trixie)" >&2; exit 1; }
+	ver=$("$qemu" --version | head -n 1)
+	[ -n "$ver" ] || { echo "tcg-race: no QEMU $q ($qemu)" >&2; exit 1; }
 	echo "# $q: $ver; $kver, $seconds s of switching per boot"
 	int3=0
 	other=0
@@ -131,7 +122,7 @@ for q in ${TR_QEMUS:-host trixie}; do
 	total=0
 	for i in $(seq "$boots"); do
 		log=$out/$q-$i.log
-		boot "$q" "$log"
+		boot "$qemu" "$log"
 		rc=$?
 		c=$(tr -d '\r' <"$log")
 		# the uptime the switching began at, the switches made (every

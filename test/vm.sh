@@ -50,11 +50,8 @@ timeout_s=${STACKID_VM_TIMEOUT:-900}
 # a guest with no heartbeat for this long is hung (test/hang-watch.sh)
 hang_s=${STACKID_VM_HANG:-240}
 append=${STACKID_APPEND:-}	# more kernel command line (debug: no5lvl)
-case ${STACKID_QEMU:-host} in
-host) qemu=qemu-system-x86_64 ;;
-trixie) qemu=$top/test/qemu-trixie.sh ;;
-*) echo "vm.sh: STACKID_QEMU is host or trixie" >&2; exit 1 ;;
-esac
+qemu=$(qemu_of "${STACKID_QEMU:-host}") ||
+	{ echo "vm.sh: STACKID_QEMU is host or trixie" >&2; exit 1; }
 version=$(stackid_version)
 work=$top/build/vm/$kver
 passed=0
@@ -482,26 +479,22 @@ fi
 # A single-step #DB warning with flags no CPU can hold, nothing of
 # stackid's in it, is QEMU 7.2's (qemu_db_strip, test/lib.sh): said, and
 # not held against the run; its W taint with it. Only under a QEMU that
-# has that fault.
-judge() {	# QFILE: the log on stdin, judged
-	if [ "$cc_bug" = 1 ]; then qemu_db_strip "$1"; else cat; fi
-}
-cc_bug=0
-qemu_cc_bug "$qemu" && cc_bug=1
+# has that fault (qemu_db_judge).
 : >"$work/qemu-db-early.txt"
 : >"$work/qemu-db.txt"
-early=$(head -n $((mark - 1)) "$con" | judge "$work/qemu-db-early.txt" |
+early=$(head -n $((mark - 1)) "$con" |
+	qemu_db_judge "$qemu" "$work/qemu-db-early.txt" |
 	grep -E "$SPLAT_RE" | head -n 20)
 if [ -n "$early" ]; then
 	echo "$early" | sed 's/^/#   /'
 	result fail "guest kernel broken before the module loaded (not stackid's doing)"
 fi
-splats=$(tail -n +"$mark" "$con" | judge "$work/qemu-db.txt" |
+splats=$(tail -n +"$mark" "$con" | qemu_db_judge "$qemu" "$work/qemu-db.txt" |
 	grep -E "$SPLAT_RE" | head -n 20)
 qemu_db0=$(wc -l <"$work/qemu-db-early.txt")
 qemu_db=$((qemu_db0 + $(wc -l <"$work/qemu-db.txt")))
 if [ "$qemu_db" -gt 0 ]; then
-	echo "# $qemu_db single-step #DB warning(s) in the guest kernel's log with flags no CPU can hold, nothing of stackid's in it: QEMU 7.2's cmpxchg16b (README, \"A guest kernel's single-step #DB\"; test/tcg-flags.sh):"
+	echo "# the guest kernel's log has $qemu_db such warning(s), each a $QEMU_DB_SAID:"
 	cat "$work/qemu-db-early.txt" "$work/qemu-db.txt" | sed 's/^/#   /'
 fi
 if [ -n "$splats" ]; then
