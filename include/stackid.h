@@ -72,6 +72,17 @@
  * sample), written only to a reader that asked for them
  * (STACKID_FORMAT_DELTA, with STACKID_FORMAT_PACKED); counter appended
  * (STACKID_STAT_DELTA). Readers of 2.5 see nothing new.
+ *
+ * ABI 2.7 (from 2.6): a CPU time budget for the sampling handler (the
+ * max_cpu_percent parameter, 25 by default as perf's own
+ * kernel.perf_cpu_time_max_percent): a sample that comes while a CPU's
+ * handler has used more than that share of the CPU's time is dropped at
+ * once and counted (STACKID_STAT_DROP_BUDGET, appended, one of the DROP_*
+ * counters), where 2.6 took every sample, however long each took: on a
+ * slow CPU, or stacks through hundreds of files, a high frequency could
+ * leave the work little of its CPU. No record changed; a reader of 2.6
+ * does not know the new counter, so its sum of the DROP_* counters misses
+ * these samples.
  */
 #ifndef _UAPI_STACKID_H
 #define _UAPI_STACKID_H
@@ -80,7 +91,7 @@
 #include <linux/ioctl.h>
 
 #define STACKID_ABI_MAJOR	2
-#define STACKID_ABI_MINOR	6
+#define STACKID_ABI_MINOR	7
 /* What STACKID_IOC_GET_VERSION returns: major << 16 | minor. */
 #define STACKID_ABI_VERSION	((STACKID_ABI_MAJOR << 16) | STACKID_ABI_MINOR)
 
@@ -540,6 +551,11 @@ enum stackid_stat {
 	STACKID_STAT_DEFER_NO_TICKET,
 	/* ABI 2.6: samples written as STACKID_REC_SAMPLE_DELTA */
 	STACKID_STAT_DELTA,
+	/*
+	 * ABI 2.7: dropped at once because this CPU's handler had used
+	 * more than max_cpu_percent of the CPU's time (see the parameter)
+	 */
+	STACKID_STAT_DROP_BUDGET,
 	STACKID_STAT_NR
 };
 
@@ -548,7 +564,7 @@ static inline int stackid_stat_is_drop(unsigned int i)
 {
 	return (i >= STACKID_STAT_DROP_RING_FULL &&
 		i <= STACKID_STAT_DROP_USER_WORKER) ||
-	       i == STACKID_STAT_DROP_STALE;
+	       i == STACKID_STAT_DROP_STALE || i == STACKID_STAT_DROP_BUDGET;
 }
 
 #define STACKID_STATS_MAX	64

@@ -289,6 +289,8 @@ struct stackid_cpu {
 	struct stackid_tickets *tickets;
 	local64_t stats[STACKID_STAT_NR];
 	local64_t cost_sum;		/* handler ns, see stackid_cost */
+	/* local_clock() until which its handler time is paid (sample.c) */
+	u64 budget_until;
 	local64_t cost[STACKID_COST_BUCKETS];
 	unsigned long ips[STACKID_MAX_DEPTH];	/* the walk's scratch */
 	u8 hows[STACKID_MAX_DEPTH];
@@ -356,6 +358,7 @@ extern bool stackid_param_kernel_frames;
 extern bool stackid_param_kthreads;
 extern unsigned int stackid_param_freq;
 extern unsigned int stackid_param_unwind_kb;
+extern unsigned int stackid_param_max_cpu_percent;
 
 static inline void stackid_stat_inc(struct stackid_cpu *c, int i)
 {

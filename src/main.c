@@ -111,6 +111,27 @@ unsigned int stackid_param_unwind_kb = 65536;
 module_param_named(unwind_kb, stackid_param_unwind_kb, uint, 0644);
 MODULE_PARM_DESC(unwind_kb, "Memory all unwind tables together may take, in KiB (default 65536); a table loaded beyond it is refused");
 
+/*
+ * The handler's share of each CPU's time, in percent (sample.c,
+ * stackid_budget_*): 0 is no limit. 25 as perf's own default for its
+ * interrupts (kernel.perf_cpu_time_max_percent), which the cpu-clock
+ * timer's samples do not go through.
+ */
+unsigned int stackid_param_max_cpu_percent = 25;
+static int stackid_set_cpu_percent(const char *val,
+				   const struct kernel_param *kp)
+{
+	return stackid_set_uint_range(val, kp, 0, 100);
+}
+
+static const struct kernel_param_ops stackid_cpu_percent_ops = {
+	.set = stackid_set_cpu_percent,
+	.get = param_get_uint,
+};
+module_param_cb(max_cpu_percent, &stackid_cpu_percent_ops,
+		&stackid_param_max_cpu_percent, 0644);
+MODULE_PARM_DESC(max_cpu_percent, "Most of each CPU's time the sampling handler may take, in percent, 0..100 (default 25; 0: no limit); a sample beyond it is dropped and counted as dropped_budget (takes effect at once)");
+
 bool stackid_param_cycles;
 module_param_named(cycles, stackid_param_cycles, bool, 0644);
 MODULE_PARM_DESC(cycles, "Sample on hardware CPU cycles (NMI) instead of the cpu-clock timer (default N); taken at the next enable");

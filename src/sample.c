@@ -20,6 +20,7 @@
 #include <linux/timekeeping.h>
 #include <linux/string.h>
 #include <linux/sched/clock.h>
+#include <linux/math64.h>
 #include <linux/bitops.h>
 #include <linux/cgroup.h>
 #include <linux/hash.h>
@@ -139,6 +140,44 @@ static void stackid_cost_add(struct stackid_cpu *c, u64 ns)
 	}
 	local64_inc(&c->cost[b]);
 	local64_add(ns, &c->cost_sum);
+}
+
+/*
+ * The handler's share of its CPU's time (max_cpu_percent). Each walked
+ * sample's handler time t is paid for with t * 100 / percent of the CPU's
+ * clock, from budget_until on (or from the sample's start, if later). A
+ * sample that comes while budget_until lies more than
+ * STACKID_BUDGET_SLACK_NS ahead is dropped at once, before anything is
+ * read: over any stretch of time the handler takes at most that share of
+ * the CPU, and that slack. The interrupt itself, which perf's core takes
+ * before calling the handler, is not counted. Only this CPU's handler
+ * reads and writes budget_until (busy is set), so any context will do:
+ * hardirq, NMI, the threaded timer of PREEMPT_RT.
+ */
+#define STACKID_BUDGET_SLACK_NS		(10 * NSEC_PER_MSEC)
+/* more than any charge can put ahead: local_clock() went back */
+#define STACKID_BUDGET_AHEAD_MAX_NS	(10 * NSEC_PER_SEC)
+
+static bool stackid_budget_spent(struct stackid_cpu *c, u64 now)
+{
+	if (!READ_ONCE(stackid_param_max_cpu_percent) ||
+	    c->budget_until <= now + STACKID_BUDGET_SLACK_NS)
+		return false;
+	if (c->budget_until - now > STACKID_BUDGET_AHEAD_MAX_NS) {
+		c->budget_until = now;
+		return false;
+	}
+	return true;
+}
+
+static void stackid_budget_charge(struct stackid_cpu *c, u64 start, u64 end)
+{
+	unsigned int pct = READ_ONCE(stackid_param_max_cpu_percent);
+
+	if (!pct || end <= start)
+		return;
+	c->budget_until = max(c->budget_until, start) +
+			  div_u64((end - start) * 100, pct);
 }
 
 /*
@@ -560,6 +599,10 @@ void stackid_sample(struct pt_regs *regs)
 		stackid_stat_inc(c, STACKID_STAT_DROP_FILTERED);
 		goto out;
 	}
+	if (stackid_budget_spent(c, start)) {
+		stackid_stat_inc(c, STACKID_STAT_DROP_BUDGET);
+		goto out;
+	}
 	if (drop) {
 		/*
 		 * Kernel frames only, delivered at once: such a task never
@@ -648,6 +691,7 @@ out:
 		u64 end = local_clock();
 
 		stackid_cost_add(c, end - t0);
+		stackid_budget_charge(c, t0, end);
 		if (stages) {
 			ts[STACKID_STAGE_NR] = end;
 			stackid_test_stages_add(ts);
