@@ -75,14 +75,14 @@
  *
  * ABI 2.7 (from 2.6): a CPU time budget for the sampling handler (the
  * max_cpu_percent parameter, 25 by default as perf's own
- * kernel.perf_cpu_time_max_percent): a sample that comes while a CPU's
- * handler has used more than that share of the CPU's time is dropped at
- * once and counted (STACKID_STAT_DROP_BUDGET, appended, one of the DROP_*
+ * kernel.perf_cpu_time_max_percent): a sample that comes while its CPU's
+ * handler is over that share of the CPU's time is dropped at once and
+ * counted (STACKID_STAT_DROP_CPU_BUDGET, appended, one of the DROP_*
  * counters), where 2.6 took every sample, however long each took: on a
  * slow CPU, or stacks through hundreds of files, a high frequency could
- * leave the work little of its CPU. No record changed; a reader of 2.6
- * does not know the new counter, so its sum of the DROP_* counters misses
- * these samples.
+ * leave the work little of its CPU. No record changed. A reader of 2.6
+ * does not know the new counter: its sum of the DROP_* counters misses
+ * these samples, and its accounting check fails when there are any.
  */
 #ifndef _UAPI_STACKID_H
 #define _UAPI_STACKID_H
@@ -555,7 +555,7 @@ enum stackid_stat {
 	 * ABI 2.7: dropped at once because this CPU's handler had used
 	 * more than max_cpu_percent of the CPU's time (see the parameter)
 	 */
-	STACKID_STAT_DROP_BUDGET,
+	STACKID_STAT_DROP_CPU_BUDGET,
 	STACKID_STAT_NR
 };
 
@@ -564,7 +564,8 @@ static inline int stackid_stat_is_drop(unsigned int i)
 {
 	return (i >= STACKID_STAT_DROP_RING_FULL &&
 		i <= STACKID_STAT_DROP_USER_WORKER) ||
-	       i == STACKID_STAT_DROP_STALE || i == STACKID_STAT_DROP_BUDGET;
+	       i == STACKID_STAT_DROP_STALE ||
+	       i == STACKID_STAT_DROP_CPU_BUDGET;
 }
 
 #define STACKID_STATS_MAX	64

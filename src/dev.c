@@ -223,6 +223,7 @@ static long stackid_get_stats(void __user *arg)
 		return -EFAULT;
 	if (!stackid_cpu_arg_ok(st.cpu))
 		return -EINVAL;
+	BUILD_BUG_ON(STACKID_STAT_NR > STACKID_STATS_MAX);
 	memset(st.counters, 0, sizeof(st.counters));
 	st.nr = STACKID_STAT_NR;
 	for_each_possible_cpu(cpu) {

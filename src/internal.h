@@ -289,9 +289,9 @@ struct stackid_cpu {
 	struct stackid_tickets *tickets;
 	local64_t stats[STACKID_STAT_NR];
 	local64_t cost_sum;		/* handler ns, see stackid_cost */
+	local64_t cost[STACKID_COST_BUCKETS];
 	/* local_clock() until which its handler time is paid (sample.c) */
 	u64 budget_until;
-	local64_t cost[STACKID_COST_BUCKETS];
 	unsigned long ips[STACKID_MAX_DEPTH];	/* the walk's scratch */
 	u8 hows[STACKID_MAX_DEPTH];
 	/* the VMA of each frame, while the walk's mm lock is held */

@@ -130,7 +130,7 @@ static const struct kernel_param_ops stackid_cpu_percent_ops = {
 };
 module_param_cb(max_cpu_percent, &stackid_cpu_percent_ops,
 		&stackid_param_max_cpu_percent, 0644);
-MODULE_PARM_DESC(max_cpu_percent, "Most of each CPU's time the sampling handler may take, in percent, 0..100 (default 25; 0: no limit); a sample beyond it is dropped and counted as dropped_budget (takes effect at once)");
+MODULE_PARM_DESC(max_cpu_percent, "Most of each CPU's time the sampling handler may take, in percent, 0..100 (default 25; 0: no limit); a sample beyond it is dropped and counted as dropped_cpu_budget (takes effect at once)");
 
 bool stackid_param_cycles;
 module_param_named(cycles, stackid_param_cycles, bool, 0644);

@@ -56,7 +56,7 @@ static const char *const stat_names[STACKID_STAT_NR] = {
 	[STACKID_STAT_DEFER_TAKEN_BACK] = "defer_taken_back",
 	[STACKID_STAT_DEFER_NO_TICKET] = "defer_no_ticket",
 	[STACKID_STAT_DELTA] = "delta_samples",
-	[STACKID_STAT_DROP_BUDGET] = "dropped_budget",
+	[STACKID_STAT_DROP_CPU_BUDGET] = "dropped_cpu_budget",
 };
 
 static const char *const stop_names[STACKID_STOP_NR] = {

@@ -148,22 +148,36 @@ static void stackid_cost_add(struct stackid_cpu *c, u64 ns)
  * clock, from budget_until on (or from the sample's start, if later). A
  * sample that comes while budget_until lies more than
  * STACKID_BUDGET_SLACK_NS ahead is dropped at once, before anything is
- * read: over any stretch of time the handler takes at most that share of
- * the CPU, and that slack. The interrupt itself, which perf's core takes
- * before calling the handler, is not counted. Only this CPU's handler
- * reads and writes budget_until (busy is set), so any context will do:
- * hardirq, NMI, the threaded timer of PREEMPT_RT.
+ * read. So over a stretch of time s the handler takes at most
+ * percent / 100 * (s + the slack), and the time of the last sample it
+ * walked; no more than STACKID_BUDGET_DEBT_MAX_NS is ever owed (one
+ * handler slowed by the host, an SMI or a vCPU stall blocks its CPU's
+ * samples for at most that). Not counted: the interrupt itself, which
+ * perf's core takes before calling the handler, and the work a sample
+ * handed to its task does there.
+ *
+ * Which samples are dropped depends on when they come, not on whose
+ * they are: a task whose stacks cost more puts its CPU further in debt,
+ * and if it keeps the CPU its own next samples pay for that. Under a
+ * budget that bites, tasks with costly stacks are under-represented.
+ *
+ * Only this CPU's handler reads and writes budget_until (busy is set),
+ * in hardirq or NMI; on PREEMPT_RT too, perf's timer is a hard one.
  */
-#define STACKID_BUDGET_SLACK_NS		(10 * NSEC_PER_MSEC)
-/* more than any charge can put ahead: local_clock() went back */
-#define STACKID_BUDGET_AHEAD_MAX_NS	(10 * NSEC_PER_SEC)
+#define STACKID_BUDGET_SLACK_NS		(10ULL * NSEC_PER_MSEC)
+#define STACKID_BUDGET_DEBT_MAX_NS	(1ULL * NSEC_PER_SEC)
 
-static bool stackid_budget_spent(struct stackid_cpu *c, u64 now)
+/*
+ * Whether a sample that came at @now finds its CPU over the budget. A
+ * budget further ahead than it can ever be put means that local_clock()
+ * went back: it is forgotten.
+ */
+static bool stackid_budget_exceeded(struct stackid_cpu *c, u64 now)
 {
 	if (!READ_ONCE(stackid_param_max_cpu_percent) ||
 	    c->budget_until <= now + STACKID_BUDGET_SLACK_NS)
 		return false;
-	if (c->budget_until - now > STACKID_BUDGET_AHEAD_MAX_NS) {
+	if (c->budget_until - now > STACKID_BUDGET_DEBT_MAX_NS) {
 		c->budget_until = now;
 		return false;
 	}
@@ -176,8 +190,9 @@ static void stackid_budget_charge(struct stackid_cpu *c, u64 start, u64 end)
 
 	if (!pct || end <= start)
 		return;
-	c->budget_until = max(c->budget_until, start) +
-			  div_u64((end - start) * 100, pct);
+	c->budget_until = min(max(c->budget_until, start) +
+			      div_u64((end - start) * 100, pct),
+			      end + STACKID_BUDGET_DEBT_MAX_NS);
 }
 
 /*
@@ -599,8 +614,8 @@ void stackid_sample(struct pt_regs *regs)
 		stackid_stat_inc(c, STACKID_STAT_DROP_FILTERED);
 		goto out;
 	}
-	if (stackid_budget_spent(c, start)) {
-		stackid_stat_inc(c, STACKID_STAT_DROP_BUDGET);
+	if (stackid_budget_exceeded(c, start)) {
+		stackid_stat_inc(c, STACKID_STAT_DROP_CPU_BUDGET);
 		goto out;
 	}
 	if (drop) {

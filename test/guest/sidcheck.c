@@ -78,7 +78,8 @@
  *                               COMM
  *   sidcheck paths FILE         build-id -> path records of a capture
  *   sidcheck flipbid FILE HEX   rewrite FILE's build-id HEX in place
- *   sidcheck cost               handler cost per sample (bench)
+ *   sidcheck cost               handler cost per sample (bench), the
+ *                               longest (at most) and the sum
  *   sidcheck peek PID           "samples N no_mm M": the stats that the
  *                               reader PID's open device reports now,
  *                               through a copy of its file descriptor
@@ -1348,21 +1349,26 @@ static int cmd_flipbid(int argc, char **argv)
 static int cmd_cost(int fd)
 {
 	static struct stackid_cost c = { .cpu = STACKID_ALL_CPUS };
-	unsigned long long acc = 0, med = 0, p99 = 0;
+	unsigned long long acc = 0, med = 0, p99 = 0, max = 0;
 	unsigned int b;
 
 	xioctl(fd, STACKID_IOC_GET_COST, &c, "GET_COST");
 	for (b = 0; b < c.nr && b < STACKID_COST_BUCKETS; b++) {
+		/* the longest: below the next bucket's low */
+		if (c.buckets[b])
+			max = b + 1 < STACKID_COST_BUCKETS ?
+			      stackid_cost_bucket_low(b + 1) : ~0ULL;
 		acc += c.buckets[b];
 		if (!med && acc * 2 >= c.count)
 			med = stackid_cost_bucket_low(b);
 		if (!p99 && acc * 100 >= c.count * 99)
 			p99 = stackid_cost_bucket_low(b);
 	}
-	printf("cost samples %llu mean_ns %llu median_ns %llu p99_ns %llu\n",
+	printf("cost samples %llu mean_ns %llu median_ns %llu p99_ns %llu "
+	       "max_ns %llu sum_ns %llu\n",
 	       (unsigned long long)c.count,
 	       c.count ? (unsigned long long)(c.sum_ns / c.count) : 0,
-	       med, p99);
+	       med, p99, max, (unsigned long long)c.sum_ns);
 	return 0;
 }
 
