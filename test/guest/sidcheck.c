@@ -79,7 +79,8 @@
  *   sidcheck paths FILE         build-id -> path records of a capture
  *   sidcheck flipbid FILE HEX   rewrite FILE's build-id HEX in place
  *   sidcheck cost               handler cost per sample (bench), the
- *                               longest (at most) and the sum
+ *                               longest (at most), the sum, and how
+ *                               many may have taken over 10 ms
  *   sidcheck peek PID           "samples N no_mm M": the stats that the
  *                               reader PID's open device reports now,
  *                               through a copy of its file descriptor
@@ -1349,15 +1350,20 @@ static int cmd_flipbid(int argc, char **argv)
 static int cmd_cost(int fd)
 {
 	static struct stackid_cost c = { .cpu = STACKID_ALL_CPUS };
-	unsigned long long acc = 0, med = 0, p99 = 0, max = 0;
+	unsigned long long acc = 0, med = 0, p99 = 0, max = 0, over = 0;
 	unsigned int b;
 
 	xioctl(fd, STACKID_IOC_GET_COST, &c, "GET_COST");
 	for (b = 0; b < c.nr && b < STACKID_COST_BUCKETS; b++) {
+		unsigned long long high = b + 1 < STACKID_COST_BUCKETS ?
+			stackid_cost_bucket_low(b + 1) : ~0ULL;
+
 		/* the longest: below the next bucket's low */
 		if (c.buckets[b])
-			max = b + 1 < STACKID_COST_BUCKETS ?
-			      stackid_cost_bucket_low(b + 1) : ~0ULL;
+			max = high;
+		/* those that may have taken more than 10 ms */
+		if (high > 10000000)
+			over += c.buckets[b];
 		acc += c.buckets[b];
 		if (!med && acc * 2 >= c.count)
 			med = stackid_cost_bucket_low(b);
@@ -1365,10 +1371,10 @@ static int cmd_cost(int fd)
 			p99 = stackid_cost_bucket_low(b);
 	}
 	printf("cost samples %llu mean_ns %llu median_ns %llu p99_ns %llu "
-	       "max_ns %llu sum_ns %llu\n",
+	       "max_ns %llu sum_ns %llu over_10ms %llu\n",
 	       (unsigned long long)c.count,
 	       c.count ? (unsigned long long)(c.sum_ns / c.count) : 0,
-	       med, p99, max, (unsigned long long)c.sum_ns);
+	       med, p99, max, (unsigned long long)c.sum_ns, over);
 	return 0;
 }
 
