@@ -148,13 +148,18 @@ static void stackid_cost_add(struct stackid_cpu *c, u64 ns)
  * clock, from budget_until on (or from the sample's start, if later). A
  * sample that comes while budget_until lies more than
  * STACKID_BUDGET_SLACK_NS ahead is dropped at once, before anything is
- * read. So over a stretch of time s the handler takes at most
- * percent / 100 * (s + the slack), and the time of the last sample it
- * walked; no more than STACKID_BUDGET_DEBT_MAX_NS is ever owed (one
+ * read. No more than STACKID_BUDGET_DEBT_MAX_NS is ever owed: one
  * handler slowed by the host, an SMI or a vCPU stall blocks its CPU's
- * samples for at most that). Not counted: the interrupt itself, which
- * perf's core takes before calling the handler, and the work a sample
- * handed to its task does there.
+ * samples for at most that, and the rest of its charge is forgiven. So
+ * over a stretch of time s the handler takes at most
+ * percent / 100 * (s + the slack), the time of the last sample it
+ * walked, and that of each sample whose charge was cut so (one that
+ * alone took more than about percent / 100 of a second). Not counted:
+ * the interrupt itself, which perf's core takes before calling the
+ * handler; the samples the handler drops (those the budget drops
+ * among them), whose time up to the drop is short; and the work a
+ * sample handed to its task does there. What is owed stays owed when
+ * the parameter changes.
  *
  * Which samples are dropped depends on when they come, not on whose
  * they are: a task whose stacks cost more puts its CPU further in debt,
@@ -191,7 +196,7 @@ static void stackid_budget_charge(struct stackid_cpu *c, u64 start, u64 end)
 	if (!pct || end <= start)
 		return;
 	c->budget_until = min(max(c->budget_until, start) +
-			      div_u64((end - start) * 100, pct),
+			      div_u64((end - start) * 100 + pct - 1, pct),
 			      end + STACKID_BUDGET_DEBT_MAX_NS);
 }
 

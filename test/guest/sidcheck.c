@@ -8,7 +8,8 @@
  *       (-P: packed samples, STACKID_FORMAT_PACKED; -D: and delta
  *       samples, STACKID_FORMAT_DELTA) enable, read for MS
  *       milliseconds, disable, drain, write the
- *       records to FILE; prints "stat NAME VALUE" lines (and, with -m,
+ *       records to FILE; prints "enabled_ns N" (from before the
+ *       enable to after the disable), "stat NAME VALUE" lines (and, with -m,
  *       "mid NAME VALUE" lines of the counters at that time). -s MS
  *       first lets the build-id cache settle: it reads until a 500 ms
  *       interval's cache lookups miss, and files are read, at most 1%
@@ -324,6 +325,7 @@ static int cmd_record(int argc, char **argv)
 	size_t bufsz = 1 << 20;
 	const char *outpath = NULL;
 	long long end, midat = 0;
+	struct timespec on, off;
 	long n = 0;
 	int ret;
 	FILE *out;
@@ -357,6 +359,7 @@ static int cmd_record(int argc, char **argv)
 	if (hz)
 		xioctl(fd, STACKID_IOC_SET_FREQ, &hz, "SET_FREQ");
 	xioctl(fd, STACKID_IOC_SET_FILTER, &flt, "SET_FILTER");
+	clock_gettime(CLOCK_MONOTONIC, &on);
 	xioctl(fd, STACKID_IOC_ENABLE, NULL, "ENABLE");
 	fcntl(fd, F_SETFL, O_NONBLOCK);
 	if (settle) {
@@ -390,6 +393,11 @@ static int cmd_record(int argc, char **argv)
 		}
 	}
 	xioctl(fd, STACKID_IOC_DISABLE, NULL, "DISABLE");
+	clock_gettime(CLOCK_MONOTONIC, &off);
+	/* at least as long as sampling was on */
+	printf("enabled_ns %lld\n",
+	       (off.tv_sec - on.tv_sec) * 1000000000LL +
+	       off.tv_nsec - on.tv_nsec);
 	n += drain(fd, out, buf, bufsz);
 	ret = print_stats(fd);	/* waits for deferred samples */
 	n += drain(fd, out, buf, bufsz);
