@@ -74,13 +74,15 @@ rmmod stackid
 # long), and once more the longest for each sample that may have taken
 # over 10 ms (at 1 % its charge may be capped at a second's debt, and
 # the debt beyond is forgiven: at most that sample's own time); and at
-# least 30 % of that 1 % on each CPU with a chain (they ask for several
-# times more; only a host that stopped the vCPUs for two thirds of the
-# time, in stops longer than the 10 ms a CPU may be ahead, which its
-# budget is not carried across, could fail that). The
-# same run without a limit (0) must take at least twice the budget, or
-# the bound could not fail. The samples it could not pay for are dropped
-# and counted (dropped_cpu_budget), and the identity holds. At the
+# least 10 % of that 1 % on each CPU with a chain, which catches a
+# charge ten times too high (only a host that stopped the vCPUs for 90 %
+# of the time, in stops longer than the 10 ms a CPU may be ahead, which
+# its budget is not carried across, could fail it). The same chains
+# first run without a limit (0): where they then take less than twice
+# the budget (a busy host gives the vCPUs less: samples are skipped,
+# not delayed), the bound could not fail, and the check is a SKIP, said
+# so. The samples it could not pay for are dropped and counted
+# (dropped_cpu_budget), and the identity holds. At the
 # default (25 %) few are dropped at 199 Hz (the debug kernel takes 123
 # us a walked sample: 2.5 % of a CPU there).
 budget_run() {
@@ -95,32 +97,36 @@ budget_run() {
 	secs=$(awk -v n="${5:-0}" 'BEGIN { printf "%.3f", n / 1e9 }')
 }
 cpus=$(grep -c '^processor' /proc/cpuinfo)
-load max_cpu_percent=1
+load max_cpu_percent=0
 spawn /stackid/chain64
 p1=$pid
 spawn /stackid/chain64
 p2=$pid
-budget_run /tmp/bud -F 9999 -d 3000
-n2=$((cpus < 2 ? cpus : 2))
-check "max_cpu_percent=1 at 9999 Hz: the handler took $((sum / 1000000)) ms of $cpus CPUs' $secs s (at most 1 % of it, 10 ms ahead, the longest $((longest / 1000)) us each and for each of $over maybe over 10 ms; at least 30 % of 1 % of $n2 CPUs), $walked samples walked" \
-	awk -v t="$sum" -v s="$secs" -v n="$cpus" -v n2="$n2" -v l="$longest" \
-	-v o="$over" -v w="$walked" 'BEGIN {
-		hi = n * ((s + 0.01) * 1e9 * 0.01 + l) + o * l
-		lo = n2 * s * 1e9 * 0.01 * 0.3
-		exit !(w > 0 && s > 0 && t <= hi && t >= lo) }'
-budget=$(counter /tmp/bud.out dropped_cpu_budget)
-check "and the samples beyond it dropped, counted as dropped_cpu_budget (${budget:-none})" \
-	test "${budget:-0}" -gt 0
-echo 0 >/sys/module/stackid/parameters/max_cpu_percent
 budget_run /tmp/bud0 -F 9999 -d 1000
 check "max_cpu_percent=0: no limit, none dropped so ($(counter /tmp/bud0.out dropped_cpu_budget))" \
 	test "$(counter /tmp/bud0.out dropped_cpu_budget)" = 0
-check "and that run's handler took at least twice 1 % ($((sum / 1000000)) ms of $cpus CPUs' $secs s)" \
-	awk -v t="$sum" -v s="$secs" -v n="$cpus" 'BEGIN { exit !(t >= 2 * n * s * 1e9 * 0.01) }'
+share0=$(awk -v t="$sum" -v s="$secs" -v n="$cpus" 'BEGIN { printf "%.2f", s > 0 ? 100 * t / (n * s * 1e9) : 0 }')
+echo 1 >/sys/module/stackid/parameters/max_cpu_percent
+budget_run /tmp/bud -F 9999 -d 3000
+n2=$((cpus < 2 ? cpus : 2))
+what="max_cpu_percent=1 at 9999 Hz: the handler took $((sum / 1000000)) ms of $cpus CPUs' $secs s (at most 1 % of it, 10 ms ahead, the longest $((longest / 1000)) us each and for each of $over maybe over 10 ms; at least 10 % of 1 % of $n2 CPUs), $walked samples walked"
+if awk -v u="$share0" 'BEGIN { exit !(u < 2) }'; then
+	pass "$what: # SKIP without a limit the same chains took only $share0 % of the CPUs (a busy host): the bound could not fail"
+else
+	check "$what; without a limit $share0 %" \
+		awk -v t="$sum" -v s="$secs" -v n="$cpus" -v n2="$n2" \
+		-v l="$longest" -v o="$over" -v w="$walked" 'BEGIN {
+			hi = n * ((s + 0.01) * 1e9 * 0.01 + l) + o * l
+			lo = n2 * s * 1e9 * 0.01 * 0.1
+			exit !(w > 0 && s > 0 && t <= hi && t >= lo) }'
+	budget=$(counter /tmp/bud.out dropped_cpu_budget)
+	check "and the samples beyond it dropped, counted as dropped_cpu_budget (${budget:-none})" \
+		test "${budget:-0}" -gt 0
+fi
 check "max_cpu_percent refuses 101" \
 	sh -c '! echo 101 >/sys/module/stackid/parameters/max_cpu_percent'
-check "and keeps its value (0)" \
-	grep -qx 0 /sys/module/stackid/parameters/max_cpu_percent
+check "and keeps its value (1)" \
+	grep -qx 1 /sys/module/stackid/parameters/max_cpu_percent
 load
 check "the default is 25" \
 	grep -qx 25 /sys/module/stackid/parameters/max_cpu_percent
