@@ -105,7 +105,7 @@ p2=$pid
 budget_run /tmp/bud0 -F 9999 -d 1000
 check "max_cpu_percent=0: no limit, none dropped so ($(counter /tmp/bud0.out dropped_cpu_budget))" \
 	test "$(counter /tmp/bud0.out dropped_cpu_budget)" = 0
-share0=$(awk -v t="$sum" -v s="$secs" -v n="$cpus" 'BEGIN { printf "%.2f", s > 0 ? 100 * t / (n * s * 1e9) : 0 }')
+share0=$(awk -v t="$sum" -v s="$secs" -v n="$cpus" 'BEGIN { printf "%.2f", (s > 0 ? 100 * t / (n * s * 1e9) : 0) }')
 echo 1 >/sys/module/stackid/parameters/max_cpu_percent
 budget_run /tmp/bud -F 9999 -d 3000
 n2=$((cpus < 2 ? cpus : 2))
