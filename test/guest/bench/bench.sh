@@ -22,10 +22,12 @@
 # Every sample whole, as perf's are and as before ABI 2.7: no CPU budget
 # (max_cpu_percent=0), which would drop samples at once where the handler
 # takes more than 25 % of a CPU (the 300-library stack at 9999 Hz under
-# TCG) and make a sample look cheaper than a whole one.
+# TCG) and make a sample look cheaper than a whole one. Every load of
+# the module here, the test build's too, takes NOBUDGET.
+NOBUDGET=max_cpu_percent=0
 load() {
 	rmmod stackid 2>/dev/null
-	modprobe stackid max_cpu_percent=0 "$@"
+	modprobe stackid $NOBUDGET "$@"
 }
 # make bench's BENCH_REPS (test/vm.sh writes it), else 3
 REPS=${REPS:-$(cat /stackid/bench-reps 2>/dev/null || echo 3)}
@@ -157,8 +159,7 @@ run() {
 		# the test build (testhook.c): its handler returning at once
 		# (test_floor), or timing the handler's stages (test_stages)
 		rmmod stackid
-		insmod /stackid/testmod/stackid.ko test_$prof=1 max_cpu_percent=0 ||
-			return
+		insmod /stackid/testmod/stackid.ko test_$prof=1 $NOBUDGET || return
 		stackid record -F "$hz" -o /tmp/prof.cap >/tmp/prof.err 2>&1 &
 		;;
 	stackid-fp)
@@ -458,8 +459,7 @@ held() {
 	local p b k i hs= before after
 	[ -f /stackid/testmod/stackid.ko ] || return
 	rmmod stackid
-	insmod /stackid/testmod/stackid.ko max_cpu_percent=0 ||
-		{ load; return; }
+	insmod /stackid/testmod/stackid.ko $NOBUDGET || { load; return; }
 	stackid record -F 9999 -o /tmp/prof.cap >/tmp/prof.err 2>&1 &
 	p=$!
 	ready $p
