@@ -564,6 +564,7 @@ bool stackid_test_stages(void);
 void stackid_test_stages_add(const u64 *t);
 void stackid_test_lookup(unsigned int how);
 void stackid_test_take_back_add(u64 ns, unsigned int samples);
+void stackid_test_stall(void);
 /* local_clock() in test builds, where take-backs are timed; else 0 */
 static inline u64 stackid_test_clock(void) { return local_clock(); }
 #else
@@ -577,6 +578,7 @@ static inline bool stackid_test_stages(void) { return false; }
 static inline void stackid_test_stages_add(const u64 *t) { }
 static inline void stackid_test_lookup(unsigned int how) { }
 static inline void stackid_test_take_back_add(u64 ns, unsigned int samples) { }
+static inline void stackid_test_stall(void) { }
 static inline u64 stackid_test_clock(void) { return 0; }
 #endif
 

@@ -148,14 +148,17 @@ static void stackid_cost_add(struct stackid_cpu *c, u64 ns)
  * clock, from budget_until on (or from the sample's start, if later). A
  * sample that comes while budget_until lies more than
  * STACKID_BUDGET_SLACK_NS ahead is dropped at once, before anything is
- * read. No more than STACKID_BUDGET_DEBT_MAX_NS is ever owed: one
- * handler slowed by the host, an SMI or a vCPU stall blocks its CPU's
- * samples for at most that, and the rest of its charge is forgiven. So
- * over a stretch of time s the handler takes at most
- * percent / 100 * (s + the slack), the time of the last sample it
- * walked, and that of each sample whose charge was cut so (one that
- * alone took more than about percent / 100 of a second). Not counted:
- * the interrupt itself, which perf's core takes before calling the
+ * read. A sample is charged at most STACKID_BUDGET_SAMPLE_MAX_NS: a
+ * handler that looks longer than that was stopped inside (a hypervisor
+ * that descheduled the vCPU, an SMI), and charging the stop would drop
+ * the CPU's samples for four times as long at 25 %; walks take about
+ * 200 us each on the KASAN and lockdep kernel under QEMU's TCG. At 25 %
+ * one such stop puts the budget at most 4 ms further
+ * ahead, within the slack. So over a stretch of time s the handler
+ * takes at most percent / 100 * (s + the slack), the time of the last
+ * sample it walked, and, of each sample that took longer than
+ * STACKID_BUDGET_SAMPLE_MAX_NS, the time beyond it. Not counted: the
+ * interrupt itself, which perf's core takes before calling the
  * handler; the samples the handler drops (those the budget drops
  * among them), whose time up to the drop is short; and the work a
  * sample handed to its task does there. What is owed stays owed when
@@ -170,19 +173,22 @@ static void stackid_cost_add(struct stackid_cpu *c, u64 ns)
  * in hardirq or NMI; on PREEMPT_RT too, perf's timer is a hard one.
  */
 #define STACKID_BUDGET_SLACK_NS		(10ULL * NSEC_PER_MSEC)
-#define STACKID_BUDGET_DEBT_MAX_NS	(1ULL * NSEC_PER_SEC)
+#define STACKID_BUDGET_SAMPLE_MAX_NS	(1ULL * NSEC_PER_MSEC)
+/* how far ahead the budget can be put: at 1 %, 100 ms beyond the slack */
+#define STACKID_BUDGET_AHEAD_MAX_NS	(STACKID_BUDGET_SLACK_NS + \
+					 100 * STACKID_BUDGET_SAMPLE_MAX_NS)
 
 /*
  * Whether a sample that came at @now finds its CPU over the budget. A
  * budget further ahead than it can ever be put means that local_clock()
- * went back: it is forgotten.
+ * went back (a CPU whose clock was not yet stable): it is forgotten.
  */
 static bool stackid_budget_exceeded(struct stackid_cpu *c, u64 now)
 {
 	if (!READ_ONCE(stackid_param_max_cpu_percent) ||
 	    c->budget_until <= now + STACKID_BUDGET_SLACK_NS)
 		return false;
-	if (c->budget_until - now > STACKID_BUDGET_DEBT_MAX_NS) {
+	if (c->budget_until - now > STACKID_BUDGET_AHEAD_MAX_NS) {
 		c->budget_until = now;
 		return false;
 	}
@@ -192,12 +198,13 @@ static bool stackid_budget_exceeded(struct stackid_cpu *c, u64 now)
 static void stackid_budget_charge(struct stackid_cpu *c, u64 start, u64 end)
 {
 	unsigned int pct = READ_ONCE(stackid_param_max_cpu_percent);
+	u64 t;
 
 	if (!pct || end <= start)
 		return;
-	c->budget_until = min(max(c->budget_until, start) +
-			      div_u64((end - start) * 100 + pct - 1, pct),
-			      end + STACKID_BUDGET_DEBT_MAX_NS);
+	t = min(end - start, STACKID_BUDGET_SAMPLE_MAX_NS);
+	c->budget_until = max(c->budget_until, start) +
+			  div_u64(t * 100 + pct - 1, pct);
 }
 
 /*
@@ -708,8 +715,10 @@ void stackid_sample(struct pt_regs *regs)
 	stackid_emit_sample(c, &c->ks);
 out:
 	if (t0) {
-		u64 end = local_clock();
+		u64 end;
 
+		stackid_test_stall();
+		end = local_clock();
 		stackid_cost_add(c, end - t0);
 		stackid_budget_charge(c, t0, end);
 		if (stages) {

@@ -32,6 +32,11 @@
  *    wait N ms there before it is finished: a task that stays in the
  *    kernel after it was sampled, until its reader has gone and the next
  *    one began.
+ *  - test_stall_ms=N makes the next sample whose stack the handler walks spin
+ *    N ms (at most 200) in its handler, timed, and puts the parameter
+ *    back to 0: a handler stopped inside, as a hypervisor that
+ *    deschedules the vCPU stops it (the CPU budget charges at most
+ *    1 ms of it).
  *  - writing 1 to test_tsc_unstable marks the TSC unstable (until the
  *    next boot; 0 does nothing), as the clocksource watchdog does when
  *    it finds the TSC skewed: the watchdog's kthread then moves the
@@ -222,6 +227,19 @@ void stackid_test_task_hold(void)
 
 	if (ms)
 		msleep(min(ms, 10000U));
+}
+
+static unsigned int stackid_test_stall_ms;
+module_param_named(test_stall_ms, stackid_test_stall_ms, uint, 0644);
+MODULE_PARM_DESC(test_stall_ms, "TEST BUILD: the next walked sample's handler spins this many ms (at most 200), once");
+
+/* Any context, NMI included: mdelay() spins. One sample takes it. */
+void stackid_test_stall(void)
+{
+	unsigned int ms = READ_ONCE(stackid_test_stall_ms);
+
+	if (ms && cmpxchg(&stackid_test_stall_ms, ms, 0) == ms)
+		mdelay(min(ms, 200U));
 }
 
 static int stackid_set_tsc_unstable(const char *val,

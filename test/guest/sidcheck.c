@@ -81,7 +81,7 @@
  *   sidcheck flipbid FILE HEX   rewrite FILE's build-id HEX in place
  *   sidcheck cost               handler cost per sample (bench), the
  *                               longest (at most), the sum, and how
- *                               many may have taken over 10 ms
+ *                               many may have taken over 1 ms
  *   sidcheck peek PID           "samples N no_mm M": the stats that the
  *                               reader PID's open device reports now,
  *                               through a copy of its file descriptor
@@ -1369,8 +1369,8 @@ static int cmd_cost(int fd)
 		/* the longest: below the next bucket's low */
 		if (c.buckets[b])
 			max = high;
-		/* those that may have taken more than 10 ms */
-		if (high > 10000000)
+		/* those that may have taken more than 1 ms */
+		if (high > 1000000)
 			over += c.buckets[b];
 		acc += c.buckets[b];
 		if (!med && acc * 2 >= c.count)
@@ -1379,7 +1379,7 @@ static int cmd_cost(int fd)
 			p99 = stackid_cost_bucket_low(b);
 	}
 	printf("cost samples %llu mean_ns %llu median_ns %llu p99_ns %llu "
-	       "max_ns %llu sum_ns %llu over_10ms %llu\n",
+	       "max_ns %llu sum_ns %llu over_1ms %llu\n",
 	       (unsigned long long)c.count,
 	       c.count ? (unsigned long long)(c.sum_ns / c.count) : 0,
 	       med, p99, max, (unsigned long long)c.sum_ns, over);
