@@ -149,14 +149,17 @@ static void stackid_cost_add(struct stackid_cpu *c, u64 ns)
  * sample that comes while budget_until lies more than
  * STACKID_BUDGET_SLACK_NS ahead is dropped at once, before anything is
  * read. A sample is charged at most STACKID_BUDGET_SAMPLE_MAX_NS: a
- * handler that looks longer than that was stopped inside (a hypervisor
- * that descheduled the vCPU, an SMI), and charging the stop would drop
- * the CPU's samples for four times as long at 25 %; walks take about
- * 200 us each on the KASAN and lockdep kernel under QEMU's TCG. At 25 %
- * one such stop puts the budget at most 4 ms further
- * ahead, within the slack. So over a stretch of time s the handler
- * takes at most percent / 100 * (s + the slack), the time of the last
- * sample it walked, and, of each sample that took longer than
+ * handler that looks longer is taken to have been stopped inside (a
+ * hypervisor that descheduled the vCPU, an SMI). Charged whole, a stop
+ * of t would drop the CPU's samples for about 3t less the slack at 25 %
+ * (4t from the sample's start, t of it spent in the stop). The costliest
+ * walks measured take about 160 us on average (the KASAN and lockdep
+ * kernel under QEMU's TCG); a handler that really takes longer than the
+ * cap is charged less than its time (at 25 %, one of 4 ms or more a
+ * sample is not limited). At 25 % a stop puts the budget at most 4 ms
+ * further ahead, within the slack. So over a stretch of time s the
+ * handler takes at most percent / 100 * (s + the slack), the time of the
+ * last sample it walked, and, of each sample that took longer than
  * STACKID_BUDGET_SAMPLE_MAX_NS, the time beyond it. Not counted: the
  * interrupt itself, which perf's core takes before calling the
  * handler; the samples the handler drops (those the budget drops
@@ -179,14 +182,15 @@ static void stackid_cost_add(struct stackid_cpu *c, u64 ns)
 					 100 * STACKID_BUDGET_SAMPLE_MAX_NS)
 
 /*
- * Whether a sample that came at @now finds its CPU over the budget. A
- * budget further ahead than it can ever be put means that local_clock()
- * went back (a CPU whose clock was not yet stable): it is forgotten.
+ * Whether a sample that came at @now finds its CPU over the budget of
+ * @pct percent (0: no limit). A budget further ahead than it can ever
+ * be put means that local_clock() went back (sched_clock going from
+ * stable to unstable can step a CPU's clock back): it is forgotten.
  */
-static bool stackid_budget_exceeded(struct stackid_cpu *c, u64 now)
+static bool stackid_budget_exceeded(struct stackid_cpu *c, unsigned int pct,
+				    u64 now)
 {
-	if (!READ_ONCE(stackid_param_max_cpu_percent) ||
-	    c->budget_until <= now + STACKID_BUDGET_SLACK_NS)
+	if (!pct || c->budget_until <= now + STACKID_BUDGET_SLACK_NS)
 		return false;
 	if (c->budget_until - now > STACKID_BUDGET_AHEAD_MAX_NS) {
 		c->budget_until = now;
@@ -195,9 +199,10 @@ static bool stackid_budget_exceeded(struct stackid_cpu *c, u64 now)
 	return true;
 }
 
-static void stackid_budget_charge(struct stackid_cpu *c, u64 start, u64 end)
+/* @pct: what stackid_budget_exceeded() was given for this sample */
+static void stackid_budget_charge(struct stackid_cpu *c, unsigned int pct,
+				  u64 start, u64 end)
 {
-	unsigned int pct = READ_ONCE(stackid_param_max_cpu_percent);
 	u64 t;
 
 	if (!pct || end <= start)
@@ -595,7 +600,7 @@ void stackid_sample(struct pt_regs *regs)
 	struct task_struct *task = current;
 	struct pt_regs *uregs;
 	struct stackid_uw_regs ur;
-	unsigned int n, nk, max;
+	unsigned int n, nk, max, pct = 0;
 	bool compat, defer = false, locked = false, tables, missed, rewalk;
 	bool resolve, stages = false;
 	u64 ts[STACKID_STAGE_NR + 1];
@@ -626,7 +631,9 @@ void stackid_sample(struct pt_regs *regs)
 		stackid_stat_inc(c, STACKID_STAT_DROP_FILTERED);
 		goto out;
 	}
-	if (stackid_budget_exceeded(c, start)) {
+	/* read once: the charge must use what the check did */
+	pct = READ_ONCE(stackid_param_max_cpu_percent);
+	if (stackid_budget_exceeded(c, pct, start)) {
 		stackid_stat_inc(c, STACKID_STAT_DROP_CPU_BUDGET);
 		goto out;
 	}
@@ -720,7 +727,7 @@ out:
 		stackid_test_stall();
 		end = local_clock();
 		stackid_cost_add(c, end - t0);
-		stackid_budget_charge(c, t0, end);
+		stackid_budget_charge(c, pct, t0, end);
 		if (stages) {
 			ts[STACKID_STAGE_NR] = end;
 			stackid_test_stages_add(ts);

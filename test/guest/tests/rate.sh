@@ -149,24 +149,29 @@ kill "$pid"
 rmmod stackid
 
 # A handler stopped inside, on the test build: test_stall_ms spins the
-# next walked sample's handler 40 ms, as a host that deschedules the
-# vCPU there stops it. The budget (25 %) charges it 1 ms, 4 ms of its
-# CPU's time, within the 10 ms it may be ahead: the samples after it are
-# not dropped. Charged whole (160 ms ahead, as the budget's first
-# version did) it would drop about 37 of a 250 Hz chain's 2 s, 7 %.
+# next walked sample's handler 40 ms (mdelay: by the boot's delay
+# calibration, 30 ms or more by the module's clock is asked), as a host
+# that deschedules the vCPU there stops it. The budget (25 %) charges
+# it 1 ms, 4 ms of its CPU's time: at 250 Hz no more than the period.
+# perf arms the next timer after the handler returns, so the chain's
+# next sample on that CPU finds the budget about 4 ms ahead at most,
+# within the 10 ms (other tasks' samples are filtered before the
+# budget; the chain's own cost about 50 us each): at most 1 allowed.
+# Charged whole, as the budget's first version did, it drops for about
+# 3 x 40 - 10 ms: 27 samples or more (48 of 483 measured).
 T=/stackid/testmod/stackid.ko
 if insmod $T test_stall_ms=40; then
 	spawn /stackid/chain64
 	record /tmp/stall -F 250 -p "$pid" -d 2000
 	$S cost >/tmp/stall.cost
 	longest=$(sed -n 's/.* max_ns \([0-9]*\) .*/\1/p' /tmp/stall.cost)
-	check "test_stall_ms=40: one handler spun 40 ms (the longest $((${longest:-0} / 1000)) us; the parameter back to $(cat /sys/module/stackid/parameters/test_stall_ms))" \
-		test "${longest:-0}" -ge 40000000 -a \
+	check "test_stall_ms=40: one handler spun (the longest $((${longest:-0} / 1000)) us, at least 30 ms; the parameter back to $(cat /sys/module/stackid/parameters/test_stall_ms))" \
+		test "${longest:-0}" -ge 30000000 -a \
 		"$(cat /sys/module/stackid/parameters/test_stall_ms)" = 0
 	d=$(counter /tmp/stall.out dropped_cpu_budget)
 	n=$(counter /tmp/stall.out delivered)
-	check "and at 25 % the chain's samples after it not dropped for the budget: at most 2% ($d of $((${n:-0} + ${d:-0})))" \
-		test "${n:-0}" -gt 0 -a "$((${d:-0} * 50))" -le "$((${n:-0} + ${d:-0}))"
+	check "and at 25 % the chain's samples after it not dropped for the budget: at most 1 ($d of $((${n:-0} + ${d:-0})))" \
+		test "${n:-0}" -gt 0 -a "${d:-0}" -le 1
 	kill "$pid"
 	rmmod stackid
 else
