@@ -153,8 +153,8 @@ static void stackid_cost_add(struct stackid_cpu *c, u64 ns)
  * hypervisor that descheduled the vCPU, an SMI). Charged whole, a stop
  * of t would drop the CPU's samples for about 3t less the slack at 25 %
  * (4t from the sample's start, t of it spent in the stop). The costliest
- * walks measured take about 160 us on average (the KASAN and lockdep
- * kernel under QEMU's TCG); a handler that really takes longer than the
+ * walks measured take 160 to 310 us on average (the KASAN and lockdep
+ * kernel under QEMU's TCG, quiet and busy host); a handler that really takes longer than the
  * cap is charged less than its time (at 25 %, one of 4 ms or more a
  * sample is not limited). At 25 % a stop puts the budget at most 4 ms
  * further ahead, within the slack. So over a stretch of time s the
