@@ -4,8 +4,9 @@
 # `perf record -g -a` (Debian's linux-perf), under the kernel's BPF
 # build-id stack map (bpfstack) and under `stackid record`, REPS times,
 # interleaved (each repetition runs each configuration once, in turn);
-# then once each stackid with resolve=N and with kernel_frames=N (what
-# kernel frames cost); at 999 and 9999 Hz. Slowdowns are medians of the
+# then once each stackid with resolve=N, with kernel_frames=N (what
+# kernel frames cost) and with the default CPU budget (stackid-budget:
+# max_cpu_percent=25, what it drops and saves); at 999 and 9999 Hz. Slowdowns are medians of the
 # runs, each against the median of the bare runs; costs are per sample
 # that interrupted a task (an idle CPU's samples cost the work nothing,
 # and under TCG their number varies widely from sampler to sampler),
@@ -167,8 +168,10 @@ run() {
 		stackid record --no-unwind-tables -F "$hz" -o /tmp/prof.cap \
 			>/tmp/prof.err 2>&1 &
 		;;
-	stackid|stackid-N|stackid-noK)
+	stackid|stackid-N|stackid-noK|stackid-budget)
 		[ $prof = stackid-N ] && echo N >/sys/module/stackid/parameters/resolve
+		[ $prof = stackid-budget ] &&
+			echo 25 >/sys/module/stackid/parameters/max_cpu_percent
 		[ $prof = stackid-noK ] &&
 			echo N >/sys/module/stackid/parameters/kernel_frames
 		$S reset >/dev/null 2>&1
@@ -205,6 +208,7 @@ run() {
 	fi
 	echo Y >/sys/module/stackid/parameters/resolve
 	echo Y >/sys/module/stackid/parameters/kernel_frames
+	echo 0 >/sys/module/stackid/parameters/max_cpu_percent
 	echo "$prof $hz $3 $t $n $b" >>/tmp/bench.runs
 	echo "$t"
 }
@@ -344,7 +348,8 @@ rm -f /tmp/bench.runs
 # Each repetition runs every configuration once, in turn (interleaved):
 # a slow spell of the host falls on all of them alike, and the j-th runs
 # of two samplers are a pair. stackid last, whose capture and statistics
-# are looked at below. resolve=N and kernel_frames=N once each after.
+# are looked at below. resolve=N, kernel_frames=N and the budget once
+# each after.
 for w in ${BENCH_NOFP_ONLY:+none} ${BENCH_HELD_ONLY:+none} ${BENCH_STAGES_ONLY:+none} ${BENCH_WORKLOADS:-chain many churn forkexec syscall}; do
 	[ "$w" = none ] && break
 	for hz in ${BENCH_HZ:-999 9999}; do
@@ -371,11 +376,13 @@ for w in ${BENCH_NOFP_ONLY:+none} ${BENCH_HELD_ONLY:+none} ${BENCH_STAGES_ONLY:+
 			cline="$cline, $prof $3"
 		done
 		if [ -z "${BENCH_PROFS:-}" ]; then
-			for prof in stackid-N stackid-noK; do
+			for prof in stackid-N stackid-noK stackid-budget; do
 				run $prof $hz $w >/dev/null
 				line="$line, $prof $(ratio "$(tmed $prof $hz $w)" "$base") (one run)"
 				[ $prof = stackid-noK ] &&
 					out "$w at $hz Hz, stackid kernel_frames=N: handler $($S cost)"
+				[ $prof = stackid-budget ] &&
+					out "$w at $hz Hz, stackid max_cpu_percent=25 (the default; every other stackid run here has no budget): dropped for the budget $(st dropped_cpu_budget) of $(st samples) samples; handler $($S cost)"
 			done
 		fi
 		out "$line (slowdowns)"
