@@ -154,15 +154,15 @@ static void stackid_cost_add(struct stackid_cpu *c, u64 ns)
  * of t would drop the CPU's samples for about 3t less the slack at 25 %
  * (4t from the sample's start, t of it spent in the stop). The costliest
  * walks measured take 160 to 310 us on average (the KASAN and lockdep
- * kernel under QEMU's TCG, quiet and busy host); a handler that really takes longer than the
- * cap is charged less than its time (at 25 %, one of 4 ms or more a
- * sample is not limited). At 25 % a stop puts the budget at most 4 ms
- * further ahead, within the slack. So over a stretch of time s the
- * handler takes at most percent / 100 * (s + the slack), the time of the
- * last sample it walked, and, of each sample that took longer than
- * STACKID_BUDGET_SAMPLE_MAX_NS, the time beyond it. Not counted: the
- * interrupt itself, which perf's core takes before calling the
- * handler; the samples the handler drops (those the budget drops
+ * kernel under QEMU's TCG, quiet and busy host); a handler that really
+ * takes longer than the cap is charged less than its time (at 25 %, one
+ * of 4 ms or more a sample is not limited). At 25 % a stop puts the
+ * budget at most 4 ms further ahead, within the slack. So over a
+ * stretch of time s the handler takes at most percent / 100 * (s + the
+ * slack), the time of the last sample it walked, and, of each sample
+ * that took longer than STACKID_BUDGET_SAMPLE_MAX_NS, the time beyond
+ * it. Not counted: the interrupt itself, which perf's core takes before
+ * calling the handler; the samples the handler drops (those the budget drops
  * among them), whose time up to the drop is short; and the work a
  * sample handed to its task does there. What is owed stays owed when
  * the parameter changes.

@@ -32,11 +32,11 @@
  *    wait N ms there before it is finished: a task that stays in the
  *    kernel after it was sampled, until its reader has gone and the next
  *    one began.
- *  - test_stall_ms=N makes the next sample whose stack the handler walks spin
- *    N ms (at most 200) in its handler, timed, and puts the parameter
- *    back to 0: a handler stopped inside, as a hypervisor that
- *    deschedules the vCPU stops it (the CPU budget charges at most
- *    1 ms of it).
+ *  - test_stall_ms=N makes the next sample whose stack the handler
+ *    walks spin N ms (at most 200) in its handler, timed, and puts the
+ *    parameter back to 0: a handler stopped inside, as a hypervisor
+ *    that deschedules the vCPU stops it (the CPU budget charges at
+ *    most 1 ms of it).
  *  - writing 1 to test_tsc_unstable marks the TSC unstable (until the
  *    next boot; 0 does nothing), as the clocksource watchdog does when
  *    it finds the TSC skewed: the watchdog's kthread then moves the
