@@ -6,8 +6,9 @@
 # interleaved (each repetition runs each configuration once, in turn);
 # then once each stackid with resolve=N, with kernel_frames=N (what
 # kernel frames cost) and with the default CPU budget (stackid-budget:
-# max_cpu_percent=25, what it drops and saves); at 999 and 9999 Hz. Slowdowns are medians of the
-# runs, each against the median of the bare runs; costs are per sample
+# max_cpu_percent=25, what it drops and saves); at 999 and 9999 Hz.
+# Slowdowns are medians of the runs, each against the median of the
+# bare runs; costs are per sample
 # that interrupted a task (an idle CPU's samples cost the work nothing,
 # and under TCG their number varies widely from sampler to sampler),
 # and stackid/perf and stackid/BPF run by run with 90 % intervals.

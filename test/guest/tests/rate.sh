@@ -73,8 +73,8 @@ rmmod stackid
 # longest of all: a host that stops a vCPU inside the handler makes that
 # long), and once more the longest for each sample that may have taken
 # over 1 ms (a sample is charged at most 1 ms: the time beyond is not
-# paid for, at most that sample's own time); and at
-# least 10 % of that 1 % on each CPU with a chain, which catches a
+# paid for, at most that sample's own time); and at least 10 % of that
+# 1 % on each CPU with a chain, which catches a
 # charge ten times too high (only a host that stopped the vCPUs for 90 %
 # of the time, in stops longer than the 10 ms a CPU may be ahead, which
 # its budget is not carried across, could fail it). The same chains
@@ -82,8 +82,8 @@ rmmod stackid
 # the budget (a busy host gives the vCPUs less: samples are skipped,
 # not delayed), the bound could not fail, and the check is a SKIP, said
 # so. The samples it could not pay for are dropped and counted
-# (dropped_cpu_budget), and the identity holds. At the
-# default (25 %) few are dropped at 199 Hz (the debug kernel takes 123
+# (dropped_cpu_budget), and the identity holds. At the default (25 %)
+# few are dropped at 199 Hz (the debug kernel takes 123
 # us a walked sample: 2.5 % of a CPU there).
 budget_run() {
 	$S reset
@@ -162,11 +162,9 @@ rmmod stackid
 T=/stackid/testmod/stackid.ko
 if insmod $T test_stall_ms=40; then
 	spawn /stackid/chain64
-	record /tmp/stall -F 250 -p "$pid" -d 2000
-	$S cost >/tmp/stall.cost
-	longest=$(sed -n 's/.* max_ns \([0-9]*\) .*/\1/p' /tmp/stall.cost)
-	check "test_stall_ms=40: one handler spun (the longest $((${longest:-0} / 1000)) us, at least 30 ms; the parameter back to $(cat /sys/module/stackid/parameters/test_stall_ms))" \
-		test "${longest:-0}" -ge 30000000 -a \
+	budget_run /tmp/stall -F 250 -p "$pid" -d 2000
+	check "test_stall_ms=40: one handler spun (the longest $((longest / 1000)) us, at least 30 ms; the parameter back to $(cat /sys/module/stackid/parameters/test_stall_ms))" \
+		test "$longest" -ge 30000000 -a \
 		"$(cat /sys/module/stackid/parameters/test_stall_ms)" = 0
 	d=$(counter /tmp/stall.out dropped_cpu_budget)
 	n=$(counter /tmp/stall.out delivered)
